@@ -1,0 +1,1 @@
+"""Agents for Common Cause (random, heuristic, learned)."""

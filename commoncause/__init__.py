@@ -1,0 +1,1 @@
+"""Common Cause command-line tools."""

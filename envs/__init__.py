@@ -1,0 +1,1 @@
+"""Game environments: rules engines and their PettingZoo adapters."""

@@ -1,0 +1,223 @@
+"""Seat view: the numeric observation of one player, built only from what that player may see.
+
+The observation is a flat float32 vector in [0, 1]. Card planes hold one entry per card:
+52 standard cards (``suit * 13 + rank``, suits C D H S, ranks A..K) and, where jokers can
+be there, two joker entries: 52 = "at least one joker", 53 = "two jokers" (jokers are
+interchangeable, so they are counted, never told apart). In the discard-history planes the
+two joker entries are the first and any later joker discard, in order.
+
+=========================  ====  =========================================================
+field                      size  meaning
+=========================  ====  =========================================================
+hand                       54    own hand
+partner_hand               54    partner's hand (open-hands variant only, else zeros)
+my_starts                  52    cards of my open starts
+partner_starts             52    cards of partner's open starts
+completes_my_starts        52    real cards that would complete one of my open starts
+completes_partner_starts   52    real cards that would complete one of partner's starts
+meld_cards                 52    real cards in complete melds
+meld_joker_stand_ins       52    cards that a joker in a complete run stands for
+layoff_cards               52    real cards that fit a complete meld now (lay-off)
+table_jokers               54    jokers in complete melds (entries 52, 53; rest zero)
+discarded_by_me            54    cards I discarded (history, whether or not still there)
+discarded_by_partner       54    cards my partner discarded
+turned_up                  54    the card turned up at the deal to start the pile
+taken_from_pile            54    discards that were taken back from the pile
+in_pile                    54    cards lying in the discard pile now
+discard_order              54    position of the card's discard in the history / 64
+top_discard                54    the top card of the pile
+recent_discards            228   the last 4 discards, newest first, 57 each: card (54),
+                                 by me, by partner, taken
+pending                    54    the taken discard I still have to place this turn
+scalars                    16    see ``SCALARS``
+=========================  ====  =========================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .actions import COMPLETIONS, STARTS
+from .cards import JOKER, N_STANDARD, card_at
+from .rules import DRAW_PHASE, MAX_STOCK, GameState
+
+RECENT = 4
+RECENT_WIDTH = 57
+FIELDS: list[tuple[str, int]] = [
+    ("hand", 54),
+    ("partner_hand", 54),
+    ("my_starts", 52),
+    ("partner_starts", 52),
+    ("completes_my_starts", 52),
+    ("completes_partner_starts", 52),
+    ("meld_cards", 52),
+    ("meld_joker_stand_ins", 52),
+    ("layoff_cards", 52),
+    ("table_jokers", 54),
+    ("discarded_by_me", 54),
+    ("discarded_by_partner", 54),
+    ("turned_up", 54),
+    ("taken_from_pile", 54),
+    ("in_pile", 54),
+    ("discard_order", 54),
+    ("top_discard", 54),
+    ("recent_discards", RECENT * RECENT_WIDTH),
+    ("pending", 54),
+    ("scalars", 16),
+]
+SCALARS = (
+    "stock_left / 33",
+    "my hand size / 16",
+    "partner hand size / 16",
+    "my open starts / 3",
+    "partner open starts / 3",
+    "turns played / 64",
+    "draw phase",
+    "place phase",
+    "I am player_0",
+    "stock size at the deal / 33",
+    "open hands",
+    "ace low",
+    "three open starts",
+    "early loss",
+    "signal rule",
+    "discard pickups / 16",
+)
+OFFSET: dict[str, int] = {}
+_at = 0
+for _name, _size in FIELDS:
+    OFFSET[_name] = _at
+    _at += _size
+OBS_SIZE = _at
+# state(): the observation of player_0 with the partner's hand filled, then the stock's
+# cards, the put-aside cards (both as card planes) and whose turn it is.
+STATE_SIZE = OBS_SIZE + 54 + 54 + 1
+
+
+def _card_plane(offset: int, cards, out: list[int]) -> None:
+    """Append the plane indices of ``cards`` (physical ids; jokers counted)."""
+    jokers = 0
+    for c in cards:
+        if c < N_STANDARD:
+            out.append(offset + c)
+        else:
+            out.append(offset + N_STANDARD + jokers)
+            jokers += 1
+
+
+def encode(state: GameState, player: int, reveal_partner: bool = False) -> np.ndarray:
+    """Observation of ``player``: reads only cards that player may see."""
+    obs = np.zeros(OBS_SIZE, dtype=np.float32)
+    ones: list[int] = []
+    partner = 1 - player
+    cfg = state.config
+    _card_plane(OFFSET["hand"], state.hands[player], ones)
+    if cfg.open_hands or reveal_partner:
+        _card_plane(OFFSET["partner_hand"], state.hands[partner], ones)
+    maxpos = cfg.max_position
+    for who, field, completes in (
+        (player, "my_starts", "completes_my_starts"),
+        (partner, "partner_starts", "completes_partner_starts"),
+    ):
+        base, cbase = OFFSET[field], OFFSET[completes]
+        for sid in state.starts[who]:
+            a, b = STARTS[sid].cards
+            ones.append(base + a)
+            ones.append(base + b)
+            ones.extend(
+                cbase + card
+                for _, card, _, pos in COMPLETIONS[sid]
+                if card != JOKER and pos <= maxpos
+            )
+    meld_base, stand_base = OFFSET["meld_cards"], OFFSET["meld_joker_stand_ins"]
+    layoff_base = OFFSET["layoff_cards"]
+    table_jokers = 0
+    for m in state.melds:
+        for c in m.cards:
+            if c < N_STANDARD:
+                ones.append(meld_base + c)
+            else:
+                table_jokers += 1
+        if m.is_set:
+            if len(m.cards) < 4:
+                ones.extend(layoff_base + c for c in m.missing_suit_cards())
+        else:
+            ones.extend(stand_base + c for _, c in m.stand_ins())
+            ones.extend(layoff_base + card_at(m.suit, p) for p in m.open_ends(maxpos))
+    ones.extend(OFFSET["table_jokers"] + N_STANDARD + i for i in range(table_jokers))
+    _encode_discards(state, player, obs, ones)
+    if state.pending >= 0 and state.current == player:
+        ones.append(OFFSET["pending"] + min(state.pending, JOKER))
+    obs[ones] = 1.0
+    s = OFFSET["scalars"]
+    obs[s : s + 16] = (
+        len(state.stock) / MAX_STOCK,
+        len(state.hands[player]) / 16,
+        len(state.hands[partner]) / 16,
+        len(state.starts[player]) / 3,
+        len(state.starts[partner]) / 3,
+        min(state.turns, 64) / 64,
+        state.phase == DRAW_PHASE and state.current == player,
+        state.phase != DRAW_PHASE and state.current == player,
+        player == 0,
+        cfg.stock_size / MAX_STOCK,
+        cfg.open_hands,
+        cfg.ace_low,
+        cfg.max_open_starts == 3,
+        cfg.early_loss,
+        cfg.signal_rule,
+        min(state.pickups, 16) / 16,
+    )
+    return obs
+
+
+def _encode_discards(state: GameState, player: int, obs: np.ndarray, ones: list[int]) -> None:
+    log = state.discard_log
+    slots: list[int] = []  # plane index of each history entry (jokers by discard order)
+    jokers = 0
+    for card, _, _ in log:
+        if card < N_STANDARD:
+            slots.append(card)
+        else:
+            slots.append(N_STANDARD + min(jokers, 1))
+            jokers += 1
+    mine, theirs = OFFSET["discarded_by_me"], OFFSET["discarded_by_partner"]
+    taken, order = OFFSET["taken_from_pile"], OFFSET["discard_order"]
+    obs[[order + slot for slot in slots]] = [min(i + 1, 64) / 64 for i in range(len(slots))]
+    for i, (_, who, was_taken) in enumerate(log):
+        slot = slots[i]
+        if who == player:
+            ones.append(mine + slot)
+        elif who >= 0:
+            ones.append(theirs + slot)
+        else:
+            ones.append(OFFSET["turned_up"] + slot)
+        if was_taken:
+            ones.append(taken + slot)
+    pile = OFFSET["in_pile"]
+    ones.extend(pile + slots[e] for e in state.discard_entry)
+    if state.discard_entry:
+        ones.append(OFFSET["top_discard"] + slots[state.discard_entry[-1]])
+    recent = OFFSET["recent_discards"]
+    for k, i in enumerate(range(len(log) - 1, max(len(log) - 1 - RECENT, -1), -1)):
+        _, who, was_taken = log[i]
+        base = recent + k * RECENT_WIDTH
+        ones.append(base + slots[i])
+        if who == player:
+            ones.append(base + 54)
+        elif who >= 0:
+            ones.append(base + 55)
+        if was_taken:
+            ones.append(base + 56)
+
+
+def encode_state(state: GameState) -> np.ndarray:
+    """Full state for centralised critics (training only: it shows every hidden card)."""
+    out = np.zeros(STATE_SIZE, dtype=np.float32)
+    out[:OBS_SIZE] = encode(state, 0, reveal_partner=True)
+    ones: list[int] = []
+    _card_plane(OBS_SIZE, state.stock, ones)
+    _card_plane(OBS_SIZE + 54, state.aside, ones)
+    out[ones] = 1.0
+    out[-1] = state.current
+    return out

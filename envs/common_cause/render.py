@@ -1,0 +1,58 @@
+"""A readable text table of a game (the god view used by ``env.render``)."""
+
+from __future__ import annotations
+
+from .cards import card_code, sort_key
+from .notation import meld_text, start_text
+from .rules import DRAW_PHASE, GameState
+
+PLAYERS = ("player_0", "player_1")
+
+
+def hand_text(cards: list[int]) -> str:
+    return " ".join(card_code(c) for c in sorted(cards, key=sort_key)) or "(empty)"
+
+
+def render_table(state: GameState, level: str, recent_moves: list[tuple[int, str]] = ()) -> str:
+    """Both hands, the table, the pile and the stock count; ``recent_moves`` are
+    (player, move text) pairs shown last."""
+    cfg = state.config
+    variants = [
+        name
+        for name, on in (
+            ("open hands", cfg.open_hands),
+            ("ace low", cfg.ace_low),
+            ("three open starts", cfg.max_open_starts == 3),
+            ("early loss", cfg.early_loss),
+            ("signal rule", cfg.signal_rule),
+        )
+        if on
+    ]
+    head = f"Common Cause - {level} (stock {cfg.stock_size})"
+    if variants:
+        head += " - " + ", ".join(variants)
+    if state.result == "win":
+        status = "WON: both hands are empty and every card on the table is in a complete meld"
+    elif state.result == "loss":
+        status = f"LOST: {state.loss_reason}"
+    else:
+        doing = "to draw" if state.phase == DRAW_PHASE else "placing / to discard"
+        status = f"{PLAYERS[state.current]} {doing}"
+    pile = [card_code(c) for c in state.discard]
+    shown = " ".join(pile[-8:]) if pile else "(empty)"
+    if len(pile) > 8:
+        shown = f"... {shown}"
+    lines = [
+        head,
+        f"Turn {state.turns}, {status}",
+        f"Stock: {len(state.stock)} cards    Discard pile ({len(pile)}, top last): {shown}",
+        "Complete melds: " + ("  ".join(f"[{meld_text(m)}]" for m in state.melds) or "none"),
+    ]
+    for p in (0, 1):
+        starts = "  ".join(f"[{start_text(s)}]" for s in state.starts[p]) or "none"
+        lines.append(f"{PLAYERS[p]} open starts: {starts}")
+    for p in (0, 1):
+        lines.append(f"{PLAYERS[p]} hand ({len(state.hands[p])}): {hand_text(state.hands[p])}")
+    if recent_moves:
+        lines.append("Last moves: " + " | ".join(f"{PLAYERS[p]}: {t}" for p, t in recent_moves))
+    return "\n".join(lines)

@@ -1,0 +1,614 @@
+"""The Common Cause rules engine: game config, state, legal moves, apply, result.
+
+Pure Python, no RL library: cards and moves are small ints (see ``cards`` and ``actions``).
+Every rule of ``common_cause_rules.txt`` lives here; readings of points the sheet leaves open
+are listed in ``READINGS`` and in docs/rules-readings.md.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from .actions import (
+    ACTIONS,
+    COMPLETE,
+    COMPLETIONS,
+    DISCARD,
+    DISCARD_BASE,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    GAP,
+    LAYOFF,
+    LAYOFFS,
+    START,
+    START_BASE,
+    START_LOOKUP,
+    STARTS,
+    SWAP,
+    SWAPS,
+)
+from .cards import HIGH_ACE_POSITION, JOKER, N_PHYSICAL, N_STANDARD, card_at, card_code
+
+# Stock sizes per level: the one place levels are defined. The sheet gives full (33) and
+# normal (22); easy and hard are set from the baseline's calibration (see README).
+LEVELS: dict[str, int] = {"full": 33, "easy": 27, "normal": 22, "hard": 17}
+MAX_STOCK = 33
+HAND_SIZE = 10
+
+DRAW_PHASE, PLACE_PHASE = 0, 1
+
+
+class IllegalMoveError(ValueError):
+    """An action that is not legal in the current state; the state is left unchanged."""
+
+    def __init__(self, action: int, legal: list[int], message: str = "") -> None:
+        self.action = action
+        self.legal = legal
+        super().__init__(message or f"illegal action {action}; legal actions: {legal}")
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Everything that changes the rules of a game (levels are stock sizes)."""
+
+    stock_size: int = LEVELS["normal"]
+    """Cards left in the stock after the put-aside cards are counted off (0-33)."""
+    open_hands: bool = False
+    """Variant: both hands are face up (the stock and the put-aside cards stay hidden)."""
+    ace_low: bool = False
+    """Variant: the Ace is only low (A-2-3, never Q-K-A)."""
+    max_open_starts: int = 2
+    """Open starts a player may have on the table at once (3 for the variant)."""
+    early_loss: bool = False
+    """End the game as lost as soon as an open start can no longer be completed, judged
+    from public information (the sheet's "you may stop at once")."""
+    signal_rule: bool = False
+    """Enforce the sheet's advice as a rule: a player holding a real card that completes
+    one of their own open starts must discard such a card."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.stock_size, bool) or not isinstance(self.stock_size, int):
+            raise ValueError(f"stock_size must be an int 0-{MAX_STOCK}, got {self.stock_size!r}")
+        if not 0 <= self.stock_size <= MAX_STOCK:
+            raise ValueError(f"stock_size must be 0-{MAX_STOCK}, got {self.stock_size}")
+        if self.max_open_starts not in (2, 3) or isinstance(self.max_open_starts, bool):
+            raise ValueError(f"max_open_starts must be 2 or 3, got {self.max_open_starts!r}")
+        for name in ("open_hands", "ace_low", "early_loss", "signal_rule"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
+
+    @classmethod
+    def make(cls, level: str = "normal", stock_size: int | None = None, **variants) -> GameConfig:
+        """Config from a level name, an optional explicit stock size and variant flags."""
+        if level not in LEVELS:
+            raise ValueError(f"unknown level {level!r}: choose one of {', '.join(LEVELS)}")
+        return cls(stock_size=LEVELS[level] if stock_size is None else stock_size, **variants)
+
+    @property
+    def max_position(self) -> int:
+        return 13 if self.ace_low else HIGH_ACE_POSITION
+
+
+class Meld:
+    """A complete meld on the table, named by ``origin``: the open start it grew from.
+
+    A set keeps its physical cards in play order; a run keeps them by position from ``lo``,
+    so the joker at index ``i`` stands for ``card_at(suit, lo + i)``.
+    """
+
+    __slots__ = ("origin", "is_set", "rank", "suit", "lo", "cards")
+
+    def __init__(self, origin: int, cards: list[int], lo: int = 0) -> None:
+        shape = STARTS[origin]
+        self.origin = origin
+        self.is_set = shape.is_set
+        self.rank = shape.rank
+        self.suit = shape.suit
+        self.lo = lo
+        self.cards = cards
+
+    @property
+    def hi(self) -> int:
+        return self.lo + len(self.cards) - 1
+
+    def copy(self) -> Meld:
+        return Meld(self.origin, list(self.cards), self.lo)
+
+    def joker_count(self) -> int:
+        return sum(1 for c in self.cards if c >= N_STANDARD)
+
+    def missing_suit_cards(self) -> list[int]:
+        """Set only: the real cards of its rank whose suit is not in the set."""
+        present = {c // 13 for c in self.cards if c < N_STANDARD}
+        return [s * 13 + self.rank for s in range(4) if s not in present]
+
+    def stand_ins(self) -> list[tuple[int, int]]:
+        """Run only: (index, card) for each joker and the card it stands for."""
+        return [
+            (i, card_at(self.suit, self.lo + i))
+            for i, c in enumerate(self.cards)
+            if c >= N_STANDARD
+        ]
+
+    def open_ends(self, max_position: int) -> list[int]:
+        """Run only: positions a card may be added at (low end first; the Ace only once)."""
+        lo, hi = self.lo, self.hi
+        ends = []
+        if lo > 1 and not (lo - 1 == 1 and hi == HIGH_ACE_POSITION):
+            ends.append(lo - 1)
+        if hi < max_position and not (lo == 1 and hi + 1 == HIGH_ACE_POSITION):
+            ends.append(hi + 1)
+        if ends == [1, HIGH_ACE_POSITION]:  # a 2-K run takes its Ace once; it goes low
+            ends = [1]
+        return ends
+
+
+class GameState:
+    """One game in progress. ``legal_actions()`` is the one legal-move function."""
+
+    def __init__(self, config: GameConfig, deck: list[int]) -> None:
+        if sorted(deck) != list(range(N_PHYSICAL)):
+            raise ValueError("a deck must hold each of the 54 physical cards exactly once")
+        self.config = config
+        self.deck = list(deck)
+        self.hands: list[list[int]] = [list(deck[0:20:2]), list(deck[1:20:2])]
+        aside_end = 21 + (MAX_STOCK - config.stock_size)
+        self.aside: list[int] = list(deck[21:aside_end])
+        self.stock: list[int] = list(reversed(deck[aside_end:]))  # top of the stock is last
+        self.discard: list[int] = [deck[20]]  # top is last
+        self.discard_entry: list[int] = [0]  # index into discard_log of each pile card
+        # discard_log: [card, who discarded it (-1: the turned-up card), taken from the pile]
+        self.discard_log: list[list[int]] = [[deck[20], -1, 0]]
+        self.starts: list[list[int]] = [[], []]  # open start ids per player, in laying order
+        self.start_order: list[int] = []  # all open start ids in laying order
+        self.melds: list[Meld] = []
+        self.meld_of: dict[int, Meld] = {}
+        self.on_table = [0] * N_STANDARD  # real cards and run-joker stand-ins on the table
+        self.current = 0
+        self.phase = DRAW_PHASE
+        self.pending = -1  # physical card taken from the discard pile, not yet placed
+        self.turns = 0  # draws so far: one per turn
+        self.pickups = 0  # turns that took the top discard
+        self.history: list[tuple[int, int]] = []  # (player, action)
+        self.result: str | None = None  # "win" or "loss"
+        self.loss_reason = ""
+        self._legal: list[int] | None = None
+
+    @classmethod
+    def new_game(cls, config: GameConfig, seed: int | None = None) -> GameState:
+        deck = list(range(N_PHYSICAL))
+        random.Random(seed).shuffle(deck)
+        return cls(config, deck)
+
+    # ----------------------------------------------------------------------------------
+    # queries
+    @property
+    def is_terminal(self) -> bool:
+        return self.result is not None
+
+    def returns(self) -> tuple[float, float]:
+        """Team return, identical for both seats: +1 win, -1 loss, 0 while playing."""
+        r = 1.0 if self.result == "win" else -1.0 if self.result == "loss" else 0.0
+        return (r, r)
+
+    def top_discard(self) -> int:
+        return self.discard[-1] if self.discard else -1
+
+    def clone(self) -> GameState:
+        new = GameState.__new__(GameState)
+        new.__dict__.update(self.__dict__)
+        new.hands = [list(h) for h in self.hands]
+        new.aside = list(self.aside)
+        new.stock = list(self.stock)
+        new.discard = list(self.discard)
+        new.discard_entry = list(self.discard_entry)
+        new.discard_log = [list(e) for e in self.discard_log]
+        new.starts = [list(s) for s in self.starts]
+        new.start_order = list(self.start_order)
+        new.melds = [m.copy() for m in self.melds]
+        new.meld_of = {m.origin: m for m in new.melds}
+        new.on_table = list(self.on_table)
+        new.history = list(self.history)
+        new._legal = None
+        return new
+
+    def locations(self) -> dict[int, str]:
+        """Where each physical card is (for conservation checks and debugging)."""
+        where: dict[int, str] = {}
+        places = [
+            ("hand0", self.hands[0]),
+            ("hand1", self.hands[1]),
+            ("stock", self.stock),
+            ("aside", self.aside),
+            ("discard", self.discard),
+        ]
+        places += [(f"start{p}", STARTS[s].cards) for p in (0, 1) for s in self.starts[p]]
+        places += [(f"meld{m.origin}", m.cards) for m in self.melds]
+        for name, cards in places:
+            for c in cards:
+                if c in where:
+                    raise AssertionError(f"card {c} is both in {where[c]} and {name}")
+                where[c] = name
+        return where
+
+    # ----------------------------------------------------------------------------------
+    # legal moves
+    def legal_actions(self) -> list[int]:
+        """The current player's legal action ids, ascending (empty once the game is over)."""
+        if self._legal is None:
+            self._legal = sorted(self._compute_legal())
+        return self._legal
+
+    def _compute_legal(self) -> list[int]:
+        if self.result is not None:
+            return []
+        p = self.current
+        hand = self.hands[p]
+        if self.phase == DRAW_PHASE:
+            legal = [DRAW_STOCK] if self.stock else []
+            if self.discard and self._placeable(self.discard[-1], hand, p):
+                legal.append(DRAW_DISCARD)
+            return legal
+        moves = self._placements(p)
+        if self.pending >= 0:
+            return [a for a in moves if self._keeps_pending_placeable(a)]
+        return moves + self._discards(p)
+
+    def _discards(self, p: int) -> list[int]:
+        types = {min(c, JOKER) for c in self.hands[p]}
+        if self.config.signal_rule:
+            signals = types & self._own_completers(p)
+            if signals:
+                types = signals
+        return [DISCARD_BASE + c for c in types]
+
+    def _own_completers(self, p: int) -> set[int]:
+        """Real cards that would complete one of player p's own open starts."""
+        maxpos = self.config.max_position
+        return {
+            card
+            for sid in self.starts[p]
+            for _, card, _, pos in COMPLETIONS[sid]
+            if card != JOKER and pos <= maxpos
+        }
+
+    def _placements(self, p: int) -> list[int]:
+        cfg = self.config
+        maxpos = cfg.max_position
+        hand = self.hands[p]
+        held = set(hand)
+        jokers = (N_STANDARD in held) + (N_STANDARD + 1 in held)
+        on_table = self.on_table
+        out: list[int] = []
+        if len(self.starts[p]) < cfg.max_open_starts:
+            real = [c for c in hand if c < N_STANDARD]
+            for i, a in enumerate(real):
+                base = a * N_STANDARD
+                for b in real[i + 1 :]:
+                    sid = START_LOOKUP[base + b]
+                    if sid >= 0 and (maxpos == HIGH_ACE_POSITION or not STARTS[sid].needs_high_ace):
+                        out.append(START_BASE + sid)
+        for sid in self.starts[1 - p]:
+            for aid, card, stands, pos in COMPLETIONS[sid]:
+                if pos > maxpos:
+                    continue
+                if card == JOKER:
+                    if jokers and (stands < 0 or not on_table[stands]):
+                        out.append(aid)
+                elif card in held:
+                    out.append(aid)
+        for m in self.melds:
+            layoffs = LAYOFFS[m.origin]
+            swaps = SWAPS[m.origin]
+            if m.is_set:
+                missing = m.missing_suit_cards()
+                if len(m.cards) < 4:
+                    out.extend(layoffs[(c, -1)] for c in missing if c in held)
+                    if jokers:
+                        out.append(layoffs[(JOKER, -1)])
+                if m.joker_count():
+                    out.extend(swaps[c] for c in missing if c in held)
+            else:
+                for pos in m.open_ends(maxpos):
+                    c = card_at(m.suit, pos)
+                    if c in held:
+                        out.append(layoffs[(c, -1)])
+                    if jokers and not on_table[c]:
+                        out.append(layoffs[(JOKER, c)])
+                out.extend(swaps[c] for _, c in m.stand_ins() if c in held)
+        return out
+
+    def _keeps_pending_placeable(self, action: int) -> bool:
+        """With a taken discard still to place: does this placement leave a way to place it?"""
+        after = self.clone()
+        after._apply_unchecked(action)
+        if after.pending < 0 or after.result is not None:
+            return True
+        hand = [c for c in after.hands[after.current] if c != after.pending]
+        return after._placeable(after.pending, hand, after.current)
+
+    def _placeable(self, x: int, hand: list[int], p: int) -> bool:
+        """Whether player p, holding ``hand`` plus the card ``x``, can put ``x`` on the table
+        this turn by some sequence of placements (the condition for taking the top discard)."""
+        cfg = self.config
+        maxpos = cfg.max_position
+        on_table = self.on_table
+        partner_starts = self.starts[1 - p]
+        if x >= N_STANDARD:  # a joker: only directly (placements never open room for it)
+            for sid in partner_starts:
+                for _, card, stands, pos in COMPLETIONS[sid]:
+                    if card == JOKER and pos <= maxpos and (stands < 0 or not on_table[stands]):
+                        return True
+            for m in self.melds:
+                if m.is_set:
+                    if len(m.cards) < 4:
+                        return True
+                elif any(not on_table[card_at(m.suit, pos)] for pos in m.open_ends(maxpos)):
+                    return True
+            return False
+        if len(self.starts[p]) < cfg.max_open_starts:
+            for h in hand:
+                if h < N_STANDARD:
+                    sid = START_LOOKUP[x * N_STANDARD + h]
+                    if sid >= 0 and (maxpos == HIGH_ACE_POSITION or not STARTS[sid].needs_high_ace):
+                        return True
+        for sid in partner_starts:
+            for _, card, _, pos in COMPLETIONS[sid]:
+                if card == x and pos <= maxpos:
+                    return True
+        suit, rank = divmod(x, 13)
+        candidates: list[tuple[int, int, int]] = []  # (lo, hi, gap position or 0)
+        for m in self.melds:
+            if m.is_set:
+                if m.rank == rank and (len(m.cards) < 4 or m.joker_count()):
+                    return True  # lay off, or swap for one of its jokers
+            elif m.suit == suit:
+                if any(c == x for _, c in m.stand_ins()):
+                    return True  # swap for the joker standing for x
+                candidates.append((m.lo, m.hi, 0))
+        for sid in partner_starts:
+            shape = STARTS[sid]
+            if not shape.is_set and shape.suit == suit:
+                lo, hi = shape.positions
+                candidates.append((lo, hi, lo + 1 if shape.kind == GAP else 0))
+        if not candidates:
+            return False
+        held = set(hand)
+        jokers = (N_STANDARD in held) + (N_STANDARD + 1 in held)
+        spots = [rank + 1] + (
+            [HIGH_ACE_POSITION] if rank == 0 and maxpos == HIGH_ACE_POSITION else []
+        )
+        for lo, hi, gap in candidates:
+            for px in spots:
+                if lo <= px <= hi:
+                    continue
+                if px < lo:
+                    path, new_lo, new_hi = list(range(px + 1, lo)), px, hi
+                else:
+                    path, new_lo, new_hi = list(range(hi + 1, px)), lo, px
+                if new_hi > maxpos or (new_lo == 1 and new_hi == HIGH_ACE_POSITION):
+                    continue
+                if gap:
+                    path.append(gap)
+                used: set[int] = set()
+                needed = 0
+                for pos in path:
+                    c = card_at(suit, pos)
+                    if c in held:
+                        used.add(c)
+                    elif on_table[c]:
+                        break
+                    else:
+                        needed += 1
+                else:
+                    if needed <= jokers or needed <= jokers + self._freeable_jokers(held - used):
+                        return True
+        return False
+
+    def _freeable_jokers(self, spare: set[int]) -> int:
+        """How many table jokers could be swapped out at once using distinct ``spare`` cards."""
+        options: list[set[int]] = []
+        for m in self.melds:
+            if m.is_set:
+                swappers = set(m.missing_suit_cards()) & spare
+                options.extend(swappers for _ in range(m.joker_count()))
+            else:
+                options.extend({c} & spare for _, c in m.stand_ins())
+        options = [o for o in options if o]
+        if len(options) >= 2 and any(
+            len(a | b) >= 2 for i, a in enumerate(options) for b in options[i + 1 :]
+        ):
+            return 2
+        return 1 if options else 0
+
+    # ----------------------------------------------------------------------------------
+    # moves
+    def apply(self, action: int) -> None:
+        """Play ``action`` for the current player; raises IllegalMoveError if not legal."""
+        legal = self.legal_actions()
+        if action not in legal:
+            raise IllegalMoveError(action, legal)
+        self._apply_unchecked(action)
+
+    def _take(self, p: int, card: int) -> int:
+        """Remove a card of type ``card`` from p's hand; a joker prefers the pending one."""
+        hand = self.hands[p]
+        if card == JOKER:
+            if self.pending >= N_STANDARD and self.pending in hand:
+                physical = self.pending
+            else:
+                physical = max(hand)
+        else:
+            physical = card
+        hand.remove(physical)
+        return physical
+
+    def _apply_unchecked(self, action: int) -> None:
+        p = self.current
+        info = ACTIONS[action]
+        self._legal = None
+        self.history.append((p, action))
+        if action == DRAW_STOCK:
+            self.hands[p].append(self.stock.pop())
+            self._begin_placing()
+            return
+        if action == DRAW_DISCARD:
+            card = self.discard.pop()
+            self.discard_log[self.discard_entry.pop()][2] = 1
+            self.hands[p].append(card)
+            self.pending = card
+            self.pickups += 1
+            self._begin_placing()
+            return
+        if info.kind == DISCARD:
+            card = self._take(p, info.card)
+            self.discard.append(card)
+            self.discard_entry.append(len(self.discard_log))
+            self.discard_log.append([card, p, 0])
+            self._end_turn()
+            return
+        if info.kind == START:
+            a, b = STARTS[info.origin].cards
+            self.hands[p].remove(a)
+            self.hands[p].remove(b)
+            self.on_table[a] += 1
+            self.on_table[b] += 1
+            self.starts[p].append(info.origin)
+            self.start_order.append(info.origin)
+        elif info.kind == COMPLETE:
+            self._complete(p, info.origin, info.card, info.stands_for, info.position)
+        elif info.kind == LAYOFF:
+            self._layoff(p, self.meld_of[info.origin], info.card, info.stands_for)
+        elif info.kind == SWAP:
+            self._swap(p, self.meld_of[info.origin], info.card)
+        self._after_placement(p)
+
+    def _begin_placing(self) -> None:
+        self.turns += 1
+        self.phase = PLACE_PHASE
+
+    def _complete(self, p: int, sid: int, card: int, stands: int, pos: int) -> None:
+        self.starts[1 - p].remove(sid)
+        self.start_order.remove(sid)
+        physical = self._take(p, card)
+        shape = STARTS[sid]
+        a, b = shape.cards
+        if shape.is_set:
+            meld = Meld(sid, [a, b, physical])
+        else:
+            by_pos = {shape.positions[0]: card_at(shape.suit, shape.positions[0]), pos: physical}
+            by_pos[shape.positions[1]] = card_at(shape.suit, shape.positions[1])
+            lo = min(by_pos)
+            meld = Meld(sid, [by_pos[q] for q in range(lo, lo + 3)], lo)
+        if card != JOKER:
+            self.on_table[card] += 1
+        elif stands >= 0:
+            self.on_table[stands] += 1
+        self.melds.append(meld)
+        self.meld_of[sid] = meld
+
+    def _layoff(self, p: int, meld: Meld, card: int, stands: int) -> None:
+        physical = self._take(p, card)
+        if meld.is_set:
+            meld.cards.append(physical)
+            if card != JOKER:
+                self.on_table[card] += 1
+            return
+        target = stands if card == JOKER else card
+        self.on_table[target] += 1
+        ends = meld.open_ends(self.config.max_position)
+        if card_at(meld.suit, ends[0]) == target and ends[0] < meld.lo:
+            meld.cards.insert(0, physical)
+            meld.lo -= 1
+        else:
+            meld.cards.append(physical)
+
+    def _swap(self, p: int, meld: Meld, card: int) -> None:
+        self.hands[p].remove(card)
+        if meld.is_set:
+            index = next(i for i, c in enumerate(meld.cards) if c >= N_STANDARD)
+            self.on_table[card] += 1
+        else:
+            index = next(i for i, c in meld.stand_ins() if c == card)
+        self.hands[p].append(meld.cards[index])
+        meld.cards[index] = card
+
+    def _after_placement(self, p: int) -> None:
+        if self.pending >= 0 and self.pending not in self.hands[p]:
+            self.pending = -1
+        if not self.hands[0] and not self.hands[1] and not self.starts[0] and not self.starts[1]:
+            self.result = "win"
+            return
+        if self._check_early_loss():
+            return
+        if not self.hands[p]:
+            self._end_turn()
+
+    def _end_turn(self) -> None:
+        self.current ^= 1
+        self.phase = DRAW_PHASE
+        if self._check_early_loss():
+            return
+        if not self.stock and not (
+            self.discard
+            and self._placeable(self.discard[-1], self.hands[self.current], self.current)
+        ):
+            self.result = "loss"
+            self.loss_reason = "the stock is empty and the top discard cannot be placed"
+
+    # ----------------------------------------------------------------------------------
+    # the optional early loss: an open start that public information shows to be dead
+    def _check_early_loss(self) -> bool:
+        if not self.config.early_loss or self.result is not None:
+            return False
+        dead = self.dead_starts()
+        if dead:
+            self.result = "loss"
+            names = ", ".join(" ".join(card_code(c) for c in STARTS[s].cards) for s in dead)
+            self.loss_reason = f"open start {names} can no longer be completed"
+        return bool(dead)
+
+    def dead_starts(self) -> list[int]:
+        """Open starts that can no longer be completed, judged from public information:
+        every card that completes it is on the table or buried in the discard pile (below
+        the top), and so is every joker (a table joker counts as gettable while a card that
+        could swap it out is neither on the table nor buried)."""
+        buried = set(self.discard[:-1])
+        table = {c for m in self.melds for c in m.cards}
+        table.update(c for p in (0, 1) for s in self.starts[p] for c in STARTS[s].cards)
+
+        def live(c: int) -> bool:
+            return c not in table and c not in buried
+
+        joker_live = False
+        for j in (N_STANDARD, N_STANDARD + 1):
+            if j in buried:
+                continue
+            if j not in table:
+                joker_live = True
+                break
+            meld = next(m for m in self.melds if j in m.cards)
+            if meld.is_set:
+                swappers = meld.missing_suit_cards()
+            else:
+                swappers = [card_at(meld.suit, meld.lo + meld.cards.index(j))]
+            if any(live(c) for c in swappers):
+                joker_live = True
+                break
+        maxpos = self.config.max_position
+        dead = []
+        for sid in self.start_order:
+            alive = False
+            for _, card, stands, pos in COMPLETIONS[sid]:
+                if pos > maxpos:
+                    continue
+                if card == JOKER:
+                    alive = joker_live and (stands < 0 or not self.on_table[stands])
+                else:
+                    alive = live(card)
+                if alive:
+                    break
+            if not alive:
+                dead.append(sid)
+        return dead
