@@ -92,6 +92,12 @@ OBS_SIZE = _at
 # state(): the observation of player_0 with the partner's hand filled, then the stock's
 # cards, the put-aside cards (both as card planes) and whose turn it is.
 STATE_SIZE = OBS_SIZE + 54 + 54 + 1
+_MINE, _THEIRS = OFFSET["discarded_by_me"], OFFSET["discarded_by_partner"]
+_TURNED, _TAKEN = OFFSET["turned_up"], OFFSET["taken_from_pile"]
+_ORDER, _PILE = OFFSET["discard_order"], OFFSET["in_pile"]
+_TOP, _RECENT = OFFSET["top_discard"], OFFSET["recent_discards"]
+_SCALARS = OFFSET["scalars"]
+# state.view_cache keys: player (0, 1) -> _PileView; 2 + player -> (table_version, indices)
 
 
 def _card_plane(offset: int, cards, out: list[int]) -> None:
@@ -107,14 +113,38 @@ def _card_plane(offset: int, cards, out: list[int]) -> None:
 
 def encode(state: GameState, player: int, reveal_partner: bool = False) -> np.ndarray:
     """Observation of ``player``: reads only cards that player may see."""
-    obs = np.zeros(OBS_SIZE, dtype=np.float32)
-    ones: list[int] = []
+    obs = _pile_planes(state, player).copy()
+    ones = _table_indices(state, player).copy()
     partner = 1 - player
     cfg = state.config
     _card_plane(OFFSET["hand"], state.hands[player], ones)
     if cfg.open_hands or reveal_partner:
         _card_plane(OFFSET["partner_hand"], state.hands[partner], ones)
-    maxpos = cfg.max_position
+    if state.pending >= 0 and state.current == player:
+        ones.append(OFFSET["pending"] + min(state.pending, JOKER))
+    obs[ones] = 1.0
+    s = _SCALARS
+    obs[s] = len(state.stock) / MAX_STOCK
+    obs[s + 1] = len(state.hands[player]) / 16
+    obs[s + 2] = len(state.hands[partner]) / 16
+    obs[s + 3] = len(state.starts[player]) / 3
+    obs[s + 4] = len(state.starts[partner]) / 3
+    obs[s + 5] = min(state.turns, 64) / 64
+    if state.current == player:
+        obs[s + 6 + (state.phase != DRAW_PHASE)] = 1.0
+    obs[s + 15] = min(state.pickups, 16) / 16
+    return obs  # scalars 8-14 (seat, config) are set once in the pile planes
+
+
+def _table_indices(state: GameState, player: int) -> list[int]:
+    """Indices of the table's planes (starts, melds) set for ``player``; cached until the
+    table or the pile changes. The caller must not modify the list."""
+    cached = state.view_cache.get(2 + player)
+    if cached is not None and cached[0] == state.table_version:
+        return cached[1]
+    ones: list[int] = []
+    partner = 1 - player
+    maxpos = state.config.max_position
     for who, field, completes in (
         (player, "my_starts", "completes_my_starts"),
         (partner, "partner_starts", "completes_partner_starts"),
@@ -145,63 +175,67 @@ def encode(state: GameState, player: int, reveal_partner: bool = False) -> np.nd
             ones.extend(stand_base + c for _, c in m.stand_ins())
             ones.extend(layoff_base + card_at(m.suit, p) for p in m.open_ends(maxpos))
     ones.extend(OFFSET["table_jokers"] + N_STANDARD + i for i in range(table_jokers))
-    _encode_discards(state, player, obs, ones)
-    if state.pending >= 0 and state.current == player:
-        ones.append(OFFSET["pending"] + min(state.pending, JOKER))
-    obs[ones] = 1.0
-    s = OFFSET["scalars"]
-    obs[s : s + 16] = (
-        len(state.stock) / MAX_STOCK,
-        len(state.hands[player]) / 16,
-        len(state.hands[partner]) / 16,
-        len(state.starts[player]) / 3,
-        len(state.starts[partner]) / 3,
-        min(state.turns, 64) / 64,
-        state.phase == DRAW_PHASE and state.current == player,
-        state.phase != DRAW_PHASE and state.current == player,
-        player == 0,
-        cfg.stock_size / MAX_STOCK,
-        cfg.open_hands,
-        cfg.ace_low,
-        cfg.max_open_starts == 3,
-        cfg.early_loss,
-        cfg.signal_rule,
-        min(state.pickups, 16) / 16,
-    )
-    return obs
+    state.view_cache[2 + player] = (state.table_version, ones)
+    return ones
 
 
-def _encode_discards(state: GameState, player: int, obs: np.ndarray, ones: list[int]) -> None:
+class _PileView:
+    """One player's discard-history planes, updated incrementally as the log grows."""
+
+    __slots__ = ("key", "planes", "slots", "jokers", "taken_done")
+
+    def __init__(self, state: GameState, player: int) -> None:
+        cfg = state.config
+        self.key: tuple[int, int] = (0, 0)
+        self.planes = np.zeros(OBS_SIZE, dtype=np.float32)
+        self.planes[_SCALARS + 8 : _SCALARS + 15] = (
+            player == 0,
+            cfg.stock_size / MAX_STOCK,
+            cfg.open_hands,
+            cfg.ace_low,
+            cfg.max_open_starts == 3,
+            cfg.early_loss,
+            cfg.signal_rule,
+        )
+        self.slots: list[int] = []  # plane index of each log entry (jokers by discard order)
+        self.jokers = 0
+        self.taken_done = 0
+
+
+def _pile_planes(state: GameState, player: int) -> np.ndarray:
+    """The discard-history planes as ``player`` sees them, zeros elsewhere (the caller must
+    not modify them); updated only when a card is discarded or taken from the pile."""
     log = state.discard_log
-    slots: list[int] = []  # plane index of each history entry (jokers by discard order)
-    jokers = 0
-    for card, _, _ in log:
+    key = (len(log), len(state.taken_entries))
+    view = state.view_cache.get(player)
+    if view is None:
+        view = state.view_cache[player] = _PileView(state, player)
+    elif view.key == key:
+        return view.planes
+    planes, slots = view.planes, view.slots
+    ones: list[int] = []
+    for i in range(len(slots), len(log)):
+        card, who, _ = log[i]
         if card < N_STANDARD:
-            slots.append(card)
+            slot = card
         else:
-            slots.append(N_STANDARD + min(jokers, 1))
-            jokers += 1
-    mine, theirs = OFFSET["discarded_by_me"], OFFSET["discarded_by_partner"]
-    taken, order = OFFSET["taken_from_pile"], OFFSET["discard_order"]
-    obs[[order + slot for slot in slots]] = [min(i + 1, 64) / 64 for i in range(len(slots))]
-    for i, (_, who, was_taken) in enumerate(log):
-        slot = slots[i]
-        if who == player:
-            ones.append(mine + slot)
-        elif who >= 0:
-            ones.append(theirs + slot)
-        else:
-            ones.append(OFFSET["turned_up"] + slot)
-        if was_taken:
-            ones.append(taken + slot)
-    pile = OFFSET["in_pile"]
-    ones.extend(pile + slots[e] for e in state.discard_entry)
+            slot = N_STANDARD + min(view.jokers, 1)
+            view.jokers += 1
+        slots.append(slot)
+        ones.append((_MINE if who == player else _THEIRS if who >= 0 else _TURNED) + slot)
+        planes[_ORDER + slot] = min(i + 1, 64) / 64
+    taken = state.taken_entries
+    ones.extend(_TAKEN + slots[e] for e in taken[view.taken_done :])
+    view.taken_done = len(taken)
+    planes[_PILE : _PILE + 54] = 0.0
+    planes[_TOP : _TOP + 54] = 0.0
+    planes[_RECENT : _RECENT + RECENT * RECENT_WIDTH] = 0.0
+    ones.extend(_PILE + slots[e] for e in state.discard_entry)
     if state.discard_entry:
-        ones.append(OFFSET["top_discard"] + slots[state.discard_entry[-1]])
-    recent = OFFSET["recent_discards"]
+        ones.append(_TOP + slots[state.discard_entry[-1]])
     for k, i in enumerate(range(len(log) - 1, max(len(log) - 1 - RECENT, -1), -1)):
         _, who, was_taken = log[i]
-        base = recent + k * RECENT_WIDTH
+        base = _RECENT + k * RECENT_WIDTH
         ones.append(base + slots[i])
         if who == player:
             ones.append(base + 54)
@@ -209,6 +243,9 @@ def _encode_discards(state: GameState, player: int, obs: np.ndarray, ones: list[
             ones.append(base + 55)
         if was_taken:
             ones.append(base + 56)
+    planes[ones] = 1.0
+    view.key = key
+    return planes
 
 
 def encode_state(state: GameState) -> np.ndarray:

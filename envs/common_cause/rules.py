@@ -173,6 +173,9 @@ class GameState:
         self.history: list[tuple[int, int]] = []  # (player, action)
         self.result: str | None = None  # "win" or "loss"
         self.loss_reason = ""
+        self.table_version = 0  # bumped by every placement (starts and melds changed)
+        self.taken_entries: list[int] = []  # discard_log indices taken back, in order
+        self.view_cache: dict = {}  # the seat view's cache of public planes (observer.py)
         self._legal: list[int] | None = None
 
     @classmethod
@@ -210,6 +213,8 @@ class GameState:
         new.meld_of = {m.origin: m for m in new.melds}
         new.on_table = list(self.on_table)
         new.history = list(self.history)
+        new.taken_entries = list(self.taken_entries)
+        new.view_cache = {}
         new._legal = None
         return new
 
@@ -321,6 +326,8 @@ class GameState:
 
     def _keeps_pending_placeable(self, action: int) -> bool:
         """With a taken discard still to place: does this placement leave a way to place it?"""
+        if min(ACTIONS[action].card, JOKER) == min(self.pending, JOKER):
+            return True  # places the taken card itself
         after = self.clone()
         after._apply_unchecked(action)
         if after.pending < 0 or after.result is not None:
@@ -455,7 +462,9 @@ class GameState:
             return
         if action == DRAW_DISCARD:
             card = self.discard.pop()
-            self.discard_log[self.discard_entry.pop()][2] = 1
+            entry = self.discard_entry.pop()
+            self.discard_log[entry][2] = 1
+            self.taken_entries.append(entry)
             self.hands[p].append(card)
             self.pending = card
             self.pickups += 1
@@ -468,6 +477,7 @@ class GameState:
             self.discard_log.append([card, p, 0])
             self._end_turn()
             return
+        self.table_version += 1
         if info.kind == START:
             a, b = STARTS[info.origin].cards
             self.hands[p].remove(a)

@@ -1,0 +1,178 @@
+"""Speed and memory of Common Cause under random legal play, beside peer environments.
+
+Measures, in one run on one machine:
+
+- ``common_cause/env``: the PettingZoo AEC loop through ``envs.common_cause.env()`` (the
+  wrapped env users get): ``last()`` builds the observation and the action mask every step,
+  a random legal action is drawn from the mask.
+- ``common_cause/raw_env``: the same loop on ``raw_env()`` (no PettingZoo wrappers).
+- ``common_cause/engine``: the rules engine alone (``legal_actions`` + ``apply``, no
+  observation), for reference.
+- the peers of ``bench/peers.py`` where installed (``make peers``).
+
+Each measurement runs ``--repeats`` times for ``--seconds``; mean and median are reported.
+``--memory-steps N`` then plays N random env steps and samples the resident memory every
+N/10 steps (it must stay flat). Run: ``python bench/bench_env.py [--json out.json]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from peers import format_table, run_peers  # noqa: E402
+
+from envs.common_cause import GameConfig, GameState, env, raw_env  # noqa: E402
+
+
+def _result(name: str, steps: int, games: int, seconds: float) -> dict:
+    return {
+        "name": name,
+        "steps": steps,
+        "games": games,
+        "seconds": round(seconds, 3),
+        "steps_per_s": steps / seconds,
+        "games_per_s": games / seconds,
+    }
+
+
+def bench_aec(make, name: str, seconds: float, seed: int = 0) -> dict:
+    """The standard AEC loop with random legal actions drawn from the mask."""
+    e = make()
+    rng = random.Random(seed)
+    steps = games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        e.reset(seed=rng.randrange(2**31))
+        for _agent in e.agent_iter():
+            obs, _rew, term, trunc, _info = e.last()
+            if term or trunc:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[rng.randrange(len(legal))])
+                steps += 1
+            e.step(action)
+        games += 1
+    return _result(name, steps, games, time.perf_counter() - start)
+
+
+def bench_engine(seconds: float, seed: int = 0) -> dict:
+    config = GameConfig()
+    rng = random.Random(seed)
+    steps = games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        state = GameState.new_game(config, rng.randrange(2**31))
+        while not state.is_terminal:
+            state.apply(rng.choice(state.legal_actions()))
+            steps += 1
+        games += 1
+    return _result("common_cause/engine", steps, games, time.perf_counter() - start)
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def memory_profile(total_steps: int, seed: int = 0) -> dict:
+    """Resident memory sampled every total_steps/10 random env steps."""
+    e = env()
+    rng = random.Random(seed)
+    samples = [round(_rss_mb(), 1)]
+    every = max(1, total_steps // 10)
+    steps = 0
+    while steps < total_steps:
+        e.reset(seed=rng.randrange(2**31))
+        for _agent in e.agent_iter():
+            obs, _rew, term, trunc, _info = e.last()
+            if term or trunc:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[rng.randrange(len(legal))])
+            e.step(action)
+            steps += 1
+            if steps % every == 0:
+                samples.append(round(_rss_mb(), 1))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"steps": steps, "rss_mb_samples": samples, "peak_rss_mb": round(peak, 1)}
+
+
+def _summary(runs: list[dict]) -> dict:
+    steps = [r["steps_per_s"] for r in runs]
+    games = [r["games_per_s"] for r in runs]
+    return {
+        "name": runs[0]["name"],
+        "steps_per_s": statistics.mean(steps),
+        "steps_per_s_median": statistics.median(steps),
+        "games_per_s": statistics.mean(games),
+        "games_per_s_median": statistics.median(games),
+        "steps": sum(r["steps"] for r in runs),
+        "games": sum(r["games"] for r in runs),
+        "runs": len(runs),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0, help="seconds per run")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per environment")
+    parser.add_argument("--memory-steps", type=int, default=1_000_000)
+    parser.add_argument("--no-peers", action="store_true", help="skip the peer environments")
+    parser.add_argument("--json", type=Path, help="also write the results to this file")
+    args = parser.parse_args(argv)
+
+    ours = [
+        lambda s, i: bench_aec(env, "common_cause/env", s, seed=i),
+        lambda s, i: bench_aec(raw_env, "common_cause/raw_env", s, seed=i),
+        lambda s, i: bench_engine(s, seed=i),
+    ]
+    results = [_summary([bench(args.seconds, i) for i in range(args.repeats)]) for bench in ours]
+    if not args.no_peers:
+        for peer_runs in zip(*(run_peers(args.seconds) for _ in range(args.repeats)), strict=True):
+            skipped = [r for r in peer_runs if "skipped" in r]
+            results.append(skipped[0] if skipped else _summary(list(peer_runs)))
+    print(format_table(results))
+    ours_env = results[0]["steps_per_s"]
+    ratios = {
+        r["name"]: round(ours_env / r["steps_per_s"], 2) for r in results[3:] if "skipped" not in r
+    }
+    for name, ratio in ratios.items():
+        print(f"common_cause/env steps/s vs {name}: {ratio}x")
+    report = {
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
+        "seconds_per_run": args.seconds,
+        "results": results,
+        "ratios_env_vs_peer": ratios,
+    }
+    if args.memory_steps:
+        report["memory"] = memory_profile(args.memory_steps)
+        mem = report["memory"]
+        print(
+            f"memory over {mem['steps']:,} env steps: RSS MB {mem['rss_mb_samples']} "
+            f"(peak {mem['peak_rss_mb']} MB)"
+        )
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
