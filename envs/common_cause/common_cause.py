@@ -186,6 +186,16 @@ class raw_env(AECEnv, EzPickle):
         self.moves = 0
         self.move_log: list[tuple[int, str]] = []  # (player, move text), kept when rendering
         self.agent_selection = AGENTS[self.game.current]
+        if self.game.is_terminal:  # an empty stock and an unplaceable turned-up card
+            self._end_game()
+
+    def _end_game(self) -> None:
+        game = self.game
+        team = game.returns()[0]
+        self.rewards = {a: team for a in self.agents}
+        self.terminations = {a: True for a in self.agents}
+        self.infos = {a: {"result": game.result, "turns": game.turns} for a in self.agents}
+        self._accumulate_rewards()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = _SEAT[agent]
@@ -216,11 +226,7 @@ class raw_env(AECEnv, EzPickle):
         self.moves += 1
         # self.rewards stay 0 (as set by reset) until the step that ends the game
         if game.is_terminal:
-            team = game.returns()[0]
-            self.rewards = {a: team for a in self.agents}
-            self.terminations = {a: True for a in self.agents}
-            self.infos = {a: {"result": game.result, "turns": game.turns} for a in self.agents}
-            self._accumulate_rewards()
+            self._end_game()
         elif self.moves >= self.max_moves:
             self.truncations = {a: True for a in self.agents}
         self.agent_selection = AGENTS[game.current]

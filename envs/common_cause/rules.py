@@ -164,7 +164,7 @@ class GameState:
         self.start_order: list[int] = []  # all open start ids in laying order
         self.melds: list[Meld] = []
         self.meld_of: dict[int, Meld] = {}
-        self.on_table = [0] * N_STANDARD  # real cards and run-joker stand-ins on the table
+        self.on_table = [False] * N_STANDARD  # real cards on the table (they never leave)
         self.current = 0
         self.phase = DRAW_PHASE
         self.pending = -1  # physical card taken from the discard pile, not yet placed
@@ -251,10 +251,10 @@ class GameState:
         p = self.current
         hand = self.hands[p]
         if self.phase == DRAW_PHASE:
-            legal = [DRAW_STOCK] if self.stock else []
-            if self.discard and self._placeable(self.discard[-1], hand, p):
-                legal.append(DRAW_DISCARD)
-            return legal
+            takeable = bool(self.discard) and self._placeable(self.discard[-1], hand, p)
+            if not self.stock:  # "draw stock" from an empty stock is the move that loses
+                return [DRAW_DISCARD] if takeable else [DRAW_STOCK]
+            return [DRAW_STOCK, DRAW_DISCARD] if takeable else [DRAW_STOCK]
         moves = self._placements(p)
         if self.pending >= 0:
             return [a for a in moves if self._keeps_pending_placeable(a)]
@@ -284,7 +284,6 @@ class GameState:
         hand = self.hands[p]
         held = set(hand)
         jokers = (N_STANDARD in held) + (N_STANDARD + 1 in held)
-        on_table = self.on_table
         out: list[int] = []
         if len(self.starts[p]) < cfg.max_open_starts:
             real = [c for c in hand if c < N_STANDARD]
@@ -295,11 +294,11 @@ class GameState:
                     if sid >= 0 and (maxpos == HIGH_ACE_POSITION or not STARTS[sid].needs_high_ace):
                         out.append(START_BASE + sid)
         for sid in self.starts[1 - p]:
-            for aid, card, stands, pos in COMPLETIONS[sid]:
+            for aid, card, _, pos in COMPLETIONS[sid]:
                 if pos > maxpos:
                     continue
                 if card == JOKER:
-                    if jokers and (stands < 0 or not on_table[stands]):
+                    if jokers:
                         out.append(aid)
                 elif card in held:
                     out.append(aid)
@@ -319,7 +318,7 @@ class GameState:
                     c = card_at(m.suit, pos)
                     if c in held:
                         out.append(layoffs[(c, -1)])
-                    if jokers and not on_table[c]:
+                    if jokers:
                         out.append(layoffs[(JOKER, c)])
                 out.extend(swaps[c] for _, c in m.stand_ins() if c in held)
         return out
@@ -340,18 +339,17 @@ class GameState:
         this turn by some sequence of placements (the condition for taking the top discard)."""
         cfg = self.config
         maxpos = cfg.max_position
-        on_table = self.on_table
         partner_starts = self.starts[1 - p]
         if x >= N_STANDARD:  # a joker: only directly (placements never open room for it)
             for sid in partner_starts:
-                for _, card, stands, pos in COMPLETIONS[sid]:
-                    if card == JOKER and pos <= maxpos and (stands < 0 or not on_table[stands]):
+                for _, card, _, pos in COMPLETIONS[sid]:
+                    if card == JOKER and pos <= maxpos:
                         return True
             for m in self.melds:
                 if m.is_set:
                     if len(m.cards) < 4:
                         return True
-                elif any(not on_table[card_at(m.suit, pos)] for pos in m.open_ends(maxpos)):
+                elif m.open_ends(maxpos):
                     return True
             return False
         if len(self.starts[p]) < cfg.max_open_starts:
@@ -398,19 +396,10 @@ class GameState:
                     continue
                 if gap:
                     path.append(gap)
-                used: set[int] = set()
-                needed = 0
-                for pos in path:
-                    c = card_at(suit, pos)
-                    if c in held:
-                        used.add(c)
-                    elif on_table[c]:
-                        break
-                    else:
-                        needed += 1
-                else:
-                    if needed <= jokers or needed <= jokers + self._freeable_jokers(held - used):
-                        return True
+                used = {c for c in (card_at(suit, pos) for pos in path) if c in held}
+                needed = len(path) - len(used)  # each other card: a joker stands for it
+                if needed <= jokers or needed <= jokers + self._freeable_jokers(held - used):
+                    return True
         return False
 
     def _freeable_jokers(self, spare: set[int]) -> int:
@@ -457,6 +446,10 @@ class GameState:
         self._legal = None
         self.history.append((p, action))
         if action == DRAW_STOCK:
+            if not self.stock:
+                self.result = "loss"
+                self.loss_reason = "the stock is empty and the top discard cannot be placed"
+                return
             self.hands[p].append(self.stock.pop())
             self._begin_placing()
             return
@@ -482,12 +475,11 @@ class GameState:
             a, b = STARTS[info.origin].cards
             self.hands[p].remove(a)
             self.hands[p].remove(b)
-            self.on_table[a] += 1
-            self.on_table[b] += 1
+            self.on_table[a] = self.on_table[b] = True
             self.starts[p].append(info.origin)
             self.start_order.append(info.origin)
         elif info.kind == COMPLETE:
-            self._complete(p, info.origin, info.card, info.stands_for, info.position)
+            self._complete(p, info.origin, info.card, info.position)
         elif info.kind == LAYOFF:
             self._layoff(p, self.meld_of[info.origin], info.card, info.stands_for)
         elif info.kind == SWAP:
@@ -498,7 +490,7 @@ class GameState:
         self.turns += 1
         self.phase = PLACE_PHASE
 
-    def _complete(self, p: int, sid: int, card: int, stands: int, pos: int) -> None:
+    def _complete(self, p: int, sid: int, card: int, pos: int) -> None:
         self.starts[1 - p].remove(sid)
         self.start_order.remove(sid)
         physical = self._take(p, card)
@@ -512,9 +504,7 @@ class GameState:
             lo = min(by_pos)
             meld = Meld(sid, [by_pos[q] for q in range(lo, lo + 3)], lo)
         if card != JOKER:
-            self.on_table[card] += 1
-        elif stands >= 0:
-            self.on_table[stands] += 1
+            self.on_table[card] = True
         self.melds.append(meld)
         self.meld_of[sid] = meld
 
@@ -523,10 +513,11 @@ class GameState:
         if meld.is_set:
             meld.cards.append(physical)
             if card != JOKER:
-                self.on_table[card] += 1
+                self.on_table[card] = True
             return
         target = stands if card == JOKER else card
-        self.on_table[target] += 1
+        if card != JOKER:
+            self.on_table[card] = True
         ends = meld.open_ends(self.config.max_position)
         if card_at(meld.suit, ends[0]) == target and ends[0] < meld.lo:
             meld.cards.insert(0, physical)
@@ -536,9 +527,9 @@ class GameState:
 
     def _swap(self, p: int, meld: Meld, card: int) -> None:
         self.hands[p].remove(card)
+        self.on_table[card] = True
         if meld.is_set:
             index = next(i for i, c in enumerate(meld.cards) if c >= N_STANDARD)
-            self.on_table[card] += 1
         else:
             index = next(i for i, c in meld.stand_ins() if c == card)
         self.hands[p].append(meld.cards[index])
@@ -558,14 +549,7 @@ class GameState:
     def _end_turn(self) -> None:
         self.current ^= 1
         self.phase = DRAW_PHASE
-        if self._check_early_loss():
-            return
-        if not self.stock and not (
-            self.discard
-            and self._placeable(self.discard[-1], self.hands[self.current], self.current)
-        ):
-            self.result = "loss"
-            self.loss_reason = "the stock is empty and the top discard cannot be placed"
+        self._check_early_loss()
 
     # ----------------------------------------------------------------------------------
     # the optional early loss: an open start that public information shows to be dead
@@ -610,11 +594,11 @@ class GameState:
         dead = []
         for sid in self.start_order:
             alive = False
-            for _, card, stands, pos in COMPLETIONS[sid]:
+            for _, card, _, pos in COMPLETIONS[sid]:
                 if pos > maxpos:
                     continue
                 if card == JOKER:
-                    alive = joker_live and (stands < 0 or not self.on_table[stands])
+                    alive = joker_live
                 else:
                     alive = live(card)
                 if alive:

@@ -1,0 +1,255 @@
+"""The rule sheet's simple strategy: "place whatever they can and discard the card that
+completes their own open start" — two players who never see each other's cards.
+
+The sheet's sentence leaves choices open; each is an option (``BaselineOptions``) and the
+defaults are the readings below. ``commoncause eval --team baseline:<option>=<value>,...``
+measures how much each one moves the win rate (README, "Baseline").
+
+* draw: take the top discard whenever the rules allow it (it can be placed this turn),
+  else draw from the stock (``take_discard="always"``; ``"no_start"`` only takes it when it
+  can be placed without laying a new open start of one's own).
+* place, in this order, as long as anything can be placed: the taken discard (directly);
+  complete the partner's open start with a real card; lay off a real card; swap a joker;
+  lay an open start; complete a partner's start with a joker; lay off a joker.
+* which open start (``start_choice="best"``): the one with the most completing cards still
+  unseen (not on the table, not in the discard pile, not in one's own hand; a joker still
+  unseen counts half); ties go to pairs, then neighbours. ``"first"``: the first legal one.
+* jokers (``jokers="eager"``): placed like any card. ``"hold"``: a joker completes a partner's
+  start only when no real completing card is still unseen or the stock is nearly gone, and
+  is laid off only when the hand holds nothing else.
+* discard: a real card that completes one's own open start (the message); otherwise the
+  real card with the fewest links (cards in hand it forms a start with, then unseen cards
+  it could form one with); a joker only when the hand holds nothing else.
+  (``discard="random"``: a random card after the message rule.)
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, fields
+
+from envs.common_cause.actions import (
+    ACTIONS,
+    COMPLETE,
+    COMPLETIONS,
+    DISCARD,
+    DISCARD_BASE,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    LAYOFF,
+    NEIGHBOURS,
+    PAIR,
+    START,
+    START_LOOKUP,
+    STARTS,
+    SWAP,
+)
+from envs.common_cause.cards import JOKER, N_STANDARD
+from envs.common_cause.rules import DRAW_PHASE
+from envs.common_cause.seat import SeatView
+
+# LINKED[c]: the standard cards that form an open start with card c.
+LINKED: list[list[int]] = [
+    [d for d in range(N_STANDARD) if START_LOOKUP[c * N_STANDARD + d] >= 0]
+    for c in range(N_STANDARD)
+]
+_KIND_ORDER = {PAIR: 0, NEIGHBOURS: 1}
+
+
+@dataclass(frozen=True)
+class BaselineOptions:
+    start_choice: str = "best"
+    """"best": most unseen completing cards; "first": the first legal start."""
+    jokers: str = "eager"
+    """"eager": place jokers like any card; "hold": keep them for hopeless starts and the end."""
+    take_discard: str = "always"
+    """"always": take the top discard whenever legal; "no_start": not to lay a new start."""
+    discard: str = "links"
+    """"links": after the message rule, the least linked real card; "random": any card."""
+    dead_starts: str = "lay"
+    """"links": after the message rule, the least linked real card; "random": any card."""
+
+    CHOICES = {
+        "start_choice": ("best", "first"),
+        "jokers": ("eager", "hold"),
+        "take_discard": ("always", "no_start"),
+        "discard": ("links", "random"),
+        "dead_starts": ("lay", "skip"),
+    }
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value not in self.CHOICES[f.name]:
+                allowed = ", ".join(self.CHOICES[f.name])
+                raise ValueError(f"baseline option {f.name}={value!r}: choose one of {allowed}")
+
+    @classmethod
+    def parse(cls, text: str) -> BaselineOptions:
+        """From ``"jokers=hold;start_choice=first"`` (';' or '+' separated)."""
+        kwargs = {}
+        for item in text.replace("+", ";").split(";"):
+            if not item:
+                continue
+            key, sep, value = item.partition("=")
+            if not sep or key not in cls.CHOICES:
+                raise ValueError(
+                    f"baseline option {item!r}: write name=value with a name among "
+                    f"{', '.join(cls.CHOICES)}"
+                )
+            kwargs[key] = value
+        return cls(**kwargs)
+
+
+class BaselineAgent:
+    """The sheet's simple strategy, acting only on its own seat view."""
+
+    def __init__(self, options: BaselineOptions | None = None) -> None:
+        self.options = options or BaselineOptions()
+        self.name = "baseline"
+        self.rng = random.Random(0)
+
+    def reset(self, seed: int) -> None:
+        self.rng.seed(seed)
+
+    def act(self, view: SeatView) -> int:
+        legal = view.legal_actions()
+        if view.phase == DRAW_PHASE:
+            if DRAW_DISCARD in legal and (DRAW_STOCK not in legal or self._take_discard(view)):
+                return DRAW_DISCARD
+            return DRAW_STOCK
+        placement = self._placement(view, legal)
+        if placement >= 0:
+            return placement
+        return self._discard(view, legal)
+
+    # ---------------------------------------------------------------------------
+    def _take_discard(self, view: SeatView) -> bool:
+        if self.options.take_discard == "always":
+            return True
+        # "no_start": only if the card fits the partner's starts or a complete meld
+        top = view.discard_pile[-1]
+        return self._fits_without_own_start(view, top)
+
+    @staticmethod
+    def _fits_without_own_start(view: SeatView, card: int) -> bool:
+        if card >= N_STANDARD:
+            return True
+        for sid in view.partner_starts:
+            if any(c == card for _, c, _, _ in COMPLETIONS[sid]):
+                return True
+        maxpos = view.config.max_position
+        for m in view.melds:
+            if m.is_set:
+                if m.rank == card % 13 and (len(m.cards) < 4 or m.joker_count()):
+                    return True
+            elif m.suit == card // 13:
+                ends = m.open_ends(maxpos)
+                if any(card % 13 == (p - 1) % 13 for p in ends):
+                    return True
+                if any(c == card for _, c in m.stand_ins()):
+                    return True
+        return False
+
+    def _placement(self, view: SeatView, legal: list[int]) -> int:
+        pending = view.pending
+        pending_type = min(pending, JOKER) if pending >= 0 else -2
+        hold = self.options.jokers == "hold"
+        best, best_key = -1, None
+        for a in legal:
+            info = ACTIONS[a]
+            kind = info.kind
+            if kind == DISCARD:
+                continue
+            if kind == START:
+                cards = STARTS[info.origin].cards
+                uses_pending = pending in cards
+            else:
+                uses_pending = info.card == pending_type
+            if uses_pending:
+                key = (0, 0.0, a)
+            elif kind == COMPLETE:
+                if info.card != JOKER:
+                    key = (1, 0.0, a)
+                elif hold and not self._joker_completion_wanted(view, info.origin):
+                    continue
+                else:
+                    key = (5, 0.0, a)
+            elif kind == LAYOFF:
+                if info.card != JOKER:
+                    key = (2, 0.0, a)
+                elif hold and any(c < N_STANDARD for c in view.hand):
+                    continue
+                else:
+                    key = (6, 0.0, a)
+            elif kind == SWAP:
+                key = (3, 0.0, a)
+            else:  # START
+                if self.options.start_choice == "first":
+                    key = (4, 0.0, a)
+                else:
+                    score = self._start_score(view, info.origin)
+                    if score < 1.0 and self.options.dead_starts == "skip":
+                        continue
+                    key = (4, -score, a)
+            if best_key is None or key < best_key:
+                best, best_key = a, key
+        if best < 0 and pending >= 0:  # must place the taken card: any legal placement
+            return next(a for a in legal if ACTIONS[a].kind != DISCARD)
+        return best
+
+    @staticmethod
+    def _unseen(view: SeatView) -> tuple[set[int], int]:
+        """Cards this player has not seen anywhere (they are in the partner's hand, the stock
+        or put aside), and how many jokers are unseen."""
+        seen = {c for c in view.discard_pile}
+        seen.update(view.hand)
+        on_table = view.on_table
+        jokers_seen = sum(1 for c in seen if c >= N_STANDARD)
+        jokers_seen += sum(m.joker_count() for m in view.melds)
+        unseen = {c for c in range(N_STANDARD) if c not in seen and not on_table[c]}
+        return unseen, 2 - jokers_seen
+
+    def _start_score(self, view: SeatView, sid: int) -> float:
+        unseen, jokers = self._unseen(view)
+        maxpos = view.config.max_position
+        completers = [c for _, c, _, pos in COMPLETIONS[sid] if c != JOKER and pos <= maxpos]
+        real = sum(1 for c in completers if c in unseen)
+        kind_bonus = 0.01 * (2 - _KIND_ORDER.get(STARTS[sid].kind, 2))
+        return real + 0.5 * jokers + kind_bonus
+
+    def _joker_completion_wanted(self, view: SeatView, sid: int) -> bool:
+        unseen, _ = self._unseen(view)
+        maxpos = view.config.max_position
+        live = any(
+            c != JOKER and pos <= maxpos and c in unseen for _, c, _, pos in COMPLETIONS[sid]
+        )
+        only_jokers = all(c >= N_STANDARD for c in view.hand)
+        return not live or only_jokers or view.stock_size <= 2
+
+    def _discard(self, view: SeatView, legal: list[int]) -> int:
+        discards = [a for a in legal if ACTIONS[a].kind == DISCARD]
+        maxpos = view.config.max_position
+        message = {
+            c
+            for sid in view.my_starts
+            for _, c, _, pos in COMPLETIONS[sid]
+            if c != JOKER and pos <= maxpos
+        }
+        hand = view.hand
+        for a in discards:
+            if a - DISCARD_BASE in message:
+                return a
+        if self.options.discard == "random":
+            return discards[self.rng.randrange(len(discards))]
+        real = [c for c in hand if c < N_STANDARD]
+        if not real:
+            return discards[0]
+        unseen, _ = self._unseen(view)
+        held = set(real)
+
+        def links(c: int) -> tuple[int, int, int]:
+            linked = LINKED[c]
+            return (sum(1 for d in linked if d in held), sum(1 for d in linked if d in unseen), -c)
+
+        return DISCARD_BASE + min(real, key=links)
