@@ -5,18 +5,22 @@ The sheet's sentence leaves choices open; each is an option (``BaselineOptions``
 defaults are the readings below. ``commoncause eval --team baseline:<option>=<value>,...``
 measures how much each one moves the win rate (README, "Baseline").
 
-* draw: take the top discard whenever the rules allow it (it can be placed this turn),
-  else draw from the stock (``take_discard="always"``; ``"no_start"`` only takes it when it
-  can be placed without laying a new open start of one's own).
-* place, in this order, as long as anything can be placed: the taken discard (directly);
-  complete the partner's open start with a real card; lay off a real card; swap a joker;
-  lay an open start; complete a partner's start with a joker; lay off a joker.
-* which open start (``start_choice="best"``): the one with the most completing cards still
-  unseen (not on the table, not in the discard pile, not in one's own hand; a joker still
-  unseen counts half); ties go to pairs, then neighbours. ``"first"``: the first legal one.
-* jokers (``jokers="eager"``): placed like any card. ``"hold"``: a joker completes a partner's
-  start only when no real completing card is still unseen or the stock is nearly gone, and
-  is laid off only when the hand holds nothing else.
+* draw (``take_discard="direct"``): take the top discard when it fits the table as it is
+  (completes a partner's start, lays off, swaps a joker) or makes an open start with a held
+  card; else draw from the stock. ``"always"``: whenever the rules allow it (also when it
+  takes several placements, e.g. a joker first); ``"no_start"``: only when it fits as it is.
+* place, in this order, as long as anything can be placed: complete the partner's open start
+  with a real card; lay off a real card; swap a joker; lay an open start; complete a
+  partner's start with a joker; lay off a joker (a taken discard goes first within a rank).
+* which open start (``start_choice="best"``): a start whose completing card is in one's own
+  hand is sure (that card becomes the message); else the one with the most completing cards
+  still unseen (not on the table, in the discard pile or in one's own hand; an unseen joker
+  counts half); ties go to pairs, then neighbours. ``"first"``: the first legal one.
+* jokers (``jokers="hold"``, the sheet's "keep a joker for the end"): a joker completes a
+  partner's start only when no real completing card is still unseen, the stock is nearly
+  gone (2 cards) or the hand holds nothing else, and then the start least likely to be
+  completed otherwise; it is laid off only when the hand holds nothing else.
+  ``"eager"``: jokers are placed like any card.
 * discard: a real card that completes one's own open start (the message); otherwise the
   real card with the fewest links (cards in hand it forms a start with, then unseen cards
   it could form one with); a joker only when the hand holds nothing else.
@@ -60,21 +64,20 @@ _KIND_ORDER = {PAIR: 0, NEIGHBOURS: 1}
 class BaselineOptions:
     start_choice: str = "best"
     """"best": most unseen completing cards; "first": the first legal start."""
-    jokers: str = "eager"
-    """"eager": place jokers like any card; "hold": keep them for hopeless starts and the end."""
-    take_discard: str = "always"
-    """"always": take the top discard whenever legal; "no_start": not to lay a new start."""
+    jokers: str = "hold"
+    """"hold": keep jokers for hopeless starts and the end; "eager": place them like any card."""
+    take_discard: str = "direct"
+    """"direct": take the top discard when it fits the table as it is or makes an open start
+    with a held card; "always": whenever the rules allow (also via several placements);
+    "no_start": only when it fits the table as it is."""
     discard: str = "links"
-    """"links": after the message rule, the least linked real card; "random": any card."""
-    dead_starts: str = "lay"
     """"links": after the message rule, the least linked real card; "random": any card."""
 
     CHOICES = {
         "start_choice": ("best", "first"),
         "jokers": ("eager", "hold"),
-        "take_discard": ("always", "no_start"),
+        "take_discard": ("always", "direct", "no_start"),
         "discard": ("links", "random"),
-        "dead_starts": ("lay", "skip"),
     }
 
     def __post_init__(self) -> None:
@@ -108,11 +111,13 @@ class BaselineAgent:
         self.options = options or BaselineOptions()
         self.name = "baseline"
         self.rng = random.Random(0)
+        self._unseen_now: tuple[set[int], int] | None = None
 
     def reset(self, seed: int) -> None:
         self.rng.seed(seed)
 
     def act(self, view: SeatView) -> int:
+        self._unseen_now = None
         legal = view.legal_actions()
         if view.phase == DRAW_PHASE:
             if DRAW_DISCARD in legal and (DRAW_STOCK not in legal or self._take_discard(view)):
@@ -127,9 +132,15 @@ class BaselineAgent:
     def _take_discard(self, view: SeatView) -> bool:
         if self.options.take_discard == "always":
             return True
-        # "no_start": only if the card fits the partner's starts or a complete meld
         top = view.discard_pile[-1]
-        return self._fits_without_own_start(view, top)
+        if self._fits_without_own_start(view, top):
+            return True
+        if self.options.take_discard == "no_start" or top >= N_STANDARD:
+            return False
+        # "direct": also to lay it in a new open start with a held card
+        return len(view.my_starts) < view.config.max_open_starts and any(
+            h < N_STANDARD and START_LOOKUP[top * N_STANDARD + h] >= 0 for h in view.hand
+        )
 
     @staticmethod
     def _fits_without_own_start(view: SeatView, card: int) -> bool:
@@ -141,7 +152,7 @@ class BaselineAgent:
         maxpos = view.config.max_position
         for m in view.melds:
             if m.is_set:
-                if m.rank == card % 13 and (len(m.cards) < 4 or m.joker_count()):
+                if m.rank == card % 13 and (len(m.cards) < 4 or m.jokers):
                     return True
             elif m.suit == card // 13:
                 ends = m.open_ends(maxpos)
@@ -152,6 +163,9 @@ class BaselineAgent:
         return False
 
     def _placement(self, view: SeatView, legal: list[int]) -> int:
+        """The best placement by (rank, start score), or -1 to discard. Ranks: complete a
+        partner's start with a real card 1, lay off a real card 2, swap 3, open start 4,
+        complete with a joker 5, lay off a joker 6; a taken discard goes first within a rank."""
         pending = view.pending
         pending_type = min(pending, JOKER) if pending >= 0 else -2
         hold = self.options.jokers == "hold"
@@ -159,73 +173,78 @@ class BaselineAgent:
         for a in legal:
             info = ACTIONS[a]
             kind = info.kind
+            score = 0.0
             if kind == DISCARD:
                 continue
-            if kind == START:
-                cards = STARTS[info.origin].cards
-                uses_pending = pending in cards
-            else:
-                uses_pending = info.card == pending_type
-            if uses_pending:
-                key = (0, 0.0, a)
-            elif kind == COMPLETE:
+            if kind == COMPLETE:
                 if info.card != JOKER:
-                    key = (1, 0.0, a)
+                    rank = 1
                 elif hold and not self._joker_completion_wanted(view, info.origin):
                     continue
                 else:
-                    key = (5, 0.0, a)
+                    rank = 5  # the joker goes to the start least likely to be completed
+                    score = -self._unseen_completers(view, info.origin)
             elif kind == LAYOFF:
                 if info.card != JOKER:
-                    key = (2, 0.0, a)
+                    rank = 2
                 elif hold and any(c < N_STANDARD for c in view.hand):
                     continue
                 else:
-                    key = (6, 0.0, a)
+                    rank = 6
             elif kind == SWAP:
-                key = (3, 0.0, a)
+                rank = 3
             else:  # START
-                if self.options.start_choice == "first":
-                    key = (4, 0.0, a)
-                else:
+                rank = 4
+                if self.options.start_choice == "best":
                     score = self._start_score(view, info.origin)
-                    if score < 1.0 and self.options.dead_starts == "skip":
-                        continue
-                    key = (4, -score, a)
+            if kind == START:
+                uses_pending = pending in STARTS[info.origin].cards
+            else:
+                uses_pending = info.card == pending_type
+            key = (rank, not uses_pending, -score, a)
             if best_key is None or key < best_key:
                 best, best_key = a, key
-        if best < 0 and pending >= 0:  # must place the taken card: any legal placement
+        if best < 0 and pending >= 0:  # the taken card must be placed: any legal placement
             return next(a for a in legal if ACTIONS[a].kind != DISCARD)
         return best
 
-    @staticmethod
-    def _unseen(view: SeatView) -> tuple[set[int], int]:
+    def _unseen(self, view: SeatView) -> tuple[set[int], int]:
         """Cards this player has not seen anywhere (they are in the partner's hand, the stock
-        or put aside), and how many jokers are unseen."""
+        or put aside), and how many jokers are unseen; computed once per decision."""
+        if self._unseen_now is not None:
+            return self._unseen_now
         seen = {c for c in view.discard_pile}
         seen.update(view.hand)
         on_table = view.on_table
         jokers_seen = sum(1 for c in seen if c >= N_STANDARD)
-        jokers_seen += sum(m.joker_count() for m in view.melds)
+        jokers_seen += sum(m.jokers for m in view.melds)
         unseen = {c for c in range(N_STANDARD) if c not in seen and not on_table[c]}
-        return unseen, 2 - jokers_seen
+        self._unseen_now = (unseen, 2 - jokers_seen)
+        return self._unseen_now
+
+    @staticmethod
+    def _completers(view: SeatView, sid: int) -> list[int]:
+        maxpos = view.config.max_position
+        return [c for _, c, _, pos in COMPLETIONS[sid] if c != JOKER and pos <= maxpos]
+
+    def _unseen_completers(self, view: SeatView, sid: int) -> int:
+        unseen, _ = self._unseen(view)
+        return sum(1 for c in self._completers(view, sid) if c in unseen)
 
     def _start_score(self, view: SeatView, sid: int) -> float:
+        """A start whose completing card is in one's own hand is sure (the message discard
+        completes it): 3; else 1 per unseen completing card and 0.5 per unseen joker."""
         unseen, jokers = self._unseen(view)
-        maxpos = view.config.max_position
-        completers = [c for _, c, _, pos in COMPLETIONS[sid] if c != JOKER and pos <= maxpos]
+        completers = self._completers(view, sid)
+        held = view.hand
+        sure = 3 if any(c in held for c in completers) else 0
         real = sum(1 for c in completers if c in unseen)
         kind_bonus = 0.01 * (2 - _KIND_ORDER.get(STARTS[sid].kind, 2))
-        return real + 0.5 * jokers + kind_bonus
+        return sure + real + 0.5 * jokers + kind_bonus
 
     def _joker_completion_wanted(self, view: SeatView, sid: int) -> bool:
-        unseen, _ = self._unseen(view)
-        maxpos = view.config.max_position
-        live = any(
-            c != JOKER and pos <= maxpos and c in unseen for _, c, _, pos in COMPLETIONS[sid]
-        )
         only_jokers = all(c >= N_STANDARD for c in view.hand)
-        return not live or only_jokers or view.stock_size <= 2
+        return only_jokers or view.stock_size <= 2 or not self._unseen_completers(view, sid)
 
     def _discard(self, view: SeatView, legal: list[int]) -> int:
         discards = [a for a in legal if ACTIONS[a].kind == DISCARD]

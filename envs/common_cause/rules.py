@@ -94,10 +94,11 @@ class Meld:
     """A complete meld on the table, named by ``origin``: the open start it grew from.
 
     A set keeps its physical cards in play order; a run keeps them by position from ``lo``,
-    so the joker at index ``i`` stands for ``card_at(suit, lo + i)``.
+    so the joker at index ``i`` stands for ``card_at(suit, lo + i)``. Change it only
+    through ``add`` and ``swap_in`` (they keep ``jokers``, the joker count, up to date).
     """
 
-    __slots__ = ("origin", "is_set", "rank", "suit", "lo", "cards")
+    __slots__ = ("origin", "is_set", "rank", "suit", "lo", "cards", "jokers", "_offers")
 
     def __init__(self, origin: int, cards: list[int], lo: int = 0) -> None:
         shape = STARTS[origin]
@@ -107,6 +108,48 @@ class Meld:
         self.suit = shape.suit
         self.lo = lo
         self.cards = cards
+        self.jokers = sum(1 for c in cards if c >= N_STANDARD)
+        self._offers: list[tuple[int, int]] | None = None
+
+    def add(self, physical: int, at_low_end: bool = False) -> None:
+        if at_low_end:
+            self.cards.insert(0, physical)
+            self.lo -= 1
+        else:
+            self.cards.append(physical)
+        self.jokers += physical >= N_STANDARD
+        self._offers = None
+
+    def swap_in(self, index: int, card: int) -> int:
+        """Put real ``card`` at ``index`` (a joker's place); returns that joker."""
+        joker = self.cards[index]
+        self.cards[index] = card
+        self.jokers -= 1
+        self._offers = None
+        return joker
+
+    def offers(self, max_position: int) -> list[tuple[int, int]]:
+        """(card type needed, action id) of every lay-off and swap this meld takes now."""
+        if self._offers is not None:
+            return self._offers
+        layoffs = LAYOFFS[self.origin]
+        swaps = SWAPS[self.origin]
+        offers: list[tuple[int, int]] = []
+        if self.is_set:
+            missing = self.missing_suit_cards()
+            if len(self.cards) < 4:
+                offers.extend((c, layoffs[(c, -1)]) for c in missing)
+                offers.append((JOKER, layoffs[(JOKER, -1)]))
+            if self.jokers:
+                offers.extend((c, swaps[c]) for c in missing)
+        else:
+            for pos in self.open_ends(max_position):
+                c = card_at(self.suit, pos)
+                offers.append((c, layoffs[(c, -1)]))
+                offers.append((JOKER, layoffs[(JOKER, c)]))
+            offers.extend((c, swaps[c]) for _, c in self.stand_ins())
+        self._offers = offers
+        return offers
 
     @property
     def hi(self) -> int:
@@ -114,9 +157,6 @@ class Meld:
 
     def copy(self) -> Meld:
         return Meld(self.origin, list(self.cards), self.lo)
-
-    def joker_count(self) -> int:
-        return sum(1 for c in self.cards if c >= N_STANDARD)
 
     def missing_suit_cards(self) -> list[int]:
         """Set only: the real cards of its rank whose suit is not in the set."""
@@ -257,7 +297,7 @@ class GameState:
             return [DRAW_STOCK, DRAW_DISCARD] if takeable else [DRAW_STOCK]
         moves = self._placements(p)
         if self.pending >= 0:
-            return [a for a in moves if self._keeps_pending_placeable(a)]
+            return self._keeping_pending_placeable(moves)
         return moves + self._discards(p)
 
     def _discards(self, p: int) -> list[int]:
@@ -279,54 +319,74 @@ class GameState:
         }
 
     def _placements(self, p: int) -> list[int]:
+        """Player p's legal placements: open starts from the hand, then every way the table
+        takes a held card (``_table_offers``)."""
         cfg = self.config
-        maxpos = cfg.max_position
         hand = self.hands[p]
         held = set(hand)
-        jokers = (N_STANDARD in held) + (N_STANDARD + 1 in held)
+        jokers = N_STANDARD in held or N_STANDARD + 1 in held
         out: list[int] = []
         if len(self.starts[p]) < cfg.max_open_starts:
+            high_ace = cfg.max_position == HIGH_ACE_POSITION
             real = [c for c in hand if c < N_STANDARD]
             for i, a in enumerate(real):
                 base = a * N_STANDARD
                 for b in real[i + 1 :]:
                     sid = START_LOOKUP[base + b]
-                    if sid >= 0 and (maxpos == HIGH_ACE_POSITION or not STARTS[sid].needs_high_ace):
+                    if sid >= 0 and (high_ace or not STARTS[sid].needs_high_ace):
                         out.append(START_BASE + sid)
-        for sid in self.starts[1 - p]:
-            for aid, card, _, pos in COMPLETIONS[sid]:
-                if pos > maxpos:
-                    continue
-                if card == JOKER:
-                    if jokers:
-                        out.append(aid)
-                elif card in held:
-                    out.append(aid)
-        for m in self.melds:
-            layoffs = LAYOFFS[m.origin]
-            swaps = SWAPS[m.origin]
-            if m.is_set:
-                missing = m.missing_suit_cards()
-                if len(m.cards) < 4:
-                    out.extend(layoffs[(c, -1)] for c in missing if c in held)
-                    if jokers:
-                        out.append(layoffs[(JOKER, -1)])
-                if m.joker_count():
-                    out.extend(swaps[c] for c in missing if c in held)
-            else:
-                for pos in m.open_ends(maxpos):
-                    c = card_at(m.suit, pos)
-                    if c in held:
-                        out.append(layoffs[(c, -1)])
-                    if jokers:
-                        out.append(layoffs[(JOKER, c)])
-                out.extend(swaps[c] for _, c in m.stand_ins() if c in held)
+        out.extend(
+            aid
+            for card, aid in self._table_offers(p)
+            if (jokers if card == JOKER else card in held)
+        )
         return out
 
-    def _keeps_pending_placeable(self, action: int) -> bool:
-        """With a taken discard still to place: does this placement leave a way to place it?"""
-        if min(ACTIONS[action].card, JOKER) == min(self.pending, JOKER):
-            return True  # places the taken card itself
+    def _table_offers(self, p: int) -> list[tuple[int, int]]:
+        """(card type needed, action id) for every completion of the partner's starts, lay-off
+        and swap the table allows now."""
+        maxpos = self.config.max_position
+        offers = [
+            (card, aid)
+            for sid in self.starts[1 - p]
+            for aid, card, _, pos in COMPLETIONS[sid]
+            if pos <= maxpos
+        ]
+        for m in self.melds:
+            offers.extend(m.offers(maxpos))
+        return offers
+
+    def _keeping_pending_placeable(self, moves: list[int]) -> list[int]:
+        """With a taken discard x still to place: the placements that place x or leave a way
+        to place it. A move that leaves one of x's direct ways untouched (another start or
+        meld; for a new start with x, no new start and not the held partner card) keeps it;
+        the others are played out on a copy."""
+        x = self.pending
+        x_type = min(x, JOKER)
+        targets: set[int] = set()  # partner starts and melds x goes on directly
+        partners: set[int] = set()  # held cards x makes a new open start with
+        for a in moves:
+            info = ACTIONS[a]
+            if info.kind == START:
+                c1, c2 = STARTS[info.origin].cards
+                if x in (c1, c2):
+                    partners.add(c2 if c1 == x else c1)
+            elif info.card == x_type:
+                targets.add(info.origin)
+        kept = []
+        for a in moves:
+            info = ACTIONS[a]
+            places_x = x in STARTS[info.origin].cards if info.kind == START else info.card == x_type
+            if (
+                places_x
+                or any(t != info.origin for t in targets)
+                or (info.kind != START and any(h != info.card for h in partners))
+                or self._still_placeable_after(a)
+            ):
+                kept.append(a)
+        return kept
+
+    def _still_placeable_after(self, action: int) -> bool:
         after = self.clone()
         after._apply_unchecked(action)
         if after.pending < 0 or after.result is not None:
@@ -366,7 +426,7 @@ class GameState:
         candidates: list[tuple[int, int, int]] = []  # (lo, hi, gap position or 0)
         for m in self.melds:
             if m.is_set:
-                if m.rank == rank and (len(m.cards) < 4 or m.joker_count()):
+                if m.rank == rank and (len(m.cards) < 4 or m.jokers):
                     return True  # lay off, or swap for one of its jokers
             elif m.suit == suit:
                 if any(c == x for _, c in m.stand_ins()):
@@ -408,7 +468,7 @@ class GameState:
         for m in self.melds:
             if m.is_set:
                 swappers = set(m.missing_suit_cards()) & spare
-                options.extend(swappers for _ in range(m.joker_count()))
+                options.extend(swappers for _ in range(m.jokers))
             else:
                 options.extend({c} & spare for _, c in m.stand_ins())
         options = [o for o in options if o]
@@ -468,7 +528,8 @@ class GameState:
             self.discard.append(card)
             self.discard_entry.append(len(self.discard_log))
             self.discard_log.append([card, p, 0])
-            self._end_turn()
+            if not self._check_win():  # the discard may empty the last hand
+                self._end_turn()
             return
         self.table_version += 1
         if info.kind == START:
@@ -511,7 +572,7 @@ class GameState:
     def _layoff(self, p: int, meld: Meld, card: int, stands: int) -> None:
         physical = self._take(p, card)
         if meld.is_set:
-            meld.cards.append(physical)
+            meld.add(physical)
             if card != JOKER:
                 self.on_table[card] = True
             return
@@ -519,11 +580,7 @@ class GameState:
         if card != JOKER:
             self.on_table[card] = True
         ends = meld.open_ends(self.config.max_position)
-        if card_at(meld.suit, ends[0]) == target and ends[0] < meld.lo:
-            meld.cards.insert(0, physical)
-            meld.lo -= 1
-        else:
-            meld.cards.append(physical)
+        meld.add(physical, at_low_end=card_at(meld.suit, ends[0]) == target and ends[0] < meld.lo)
 
     def _swap(self, p: int, meld: Meld, card: int) -> None:
         self.hands[p].remove(card)
@@ -532,19 +589,22 @@ class GameState:
             index = next(i for i, c in enumerate(meld.cards) if c >= N_STANDARD)
         else:
             index = next(i for i, c in meld.stand_ins() if c == card)
-        self.hands[p].append(meld.cards[index])
-        meld.cards[index] = card
+        self.hands[p].append(meld.swap_in(index, card))
 
     def _after_placement(self, p: int) -> None:
         if self.pending >= 0 and self.pending not in self.hands[p]:
             self.pending = -1
-        if not self.hands[0] and not self.hands[1] and not self.starts[0] and not self.starts[1]:
-            self.result = "win"
-            return
-        if self._check_early_loss():
+        if self._check_win() or self._check_early_loss():
             return
         if not self.hands[p]:
             self._end_turn()
+
+    def _check_win(self) -> bool:
+        """Won as soon as both hands are empty and no open start is left."""
+        if self.hands[0] or self.hands[1] or self.starts[0] or self.starts[1]:
+            return False
+        self.result = "win"
+        return True
 
     def _end_turn(self) -> None:
         self.current ^= 1
