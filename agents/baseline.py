@@ -58,6 +58,7 @@ LINKED: list[list[int]] = [
     for c in range(N_STANDARD)
 ]
 _KIND_ORDER = {PAIR: 0, NEIGHBOURS: 1}
+_STANDARD_CARDS = frozenset(range(N_STANDARD))
 
 
 @dataclass(frozen=True)
@@ -118,11 +119,12 @@ class BaselineAgent:
 
     def act(self, view: SeatView) -> int:
         self._unseen_now = None
-        legal = view.legal_actions()
         if view.phase == DRAW_PHASE:
-            if DRAW_DISCARD in legal and (DRAW_STOCK not in legal or self._take_discard(view)):
-                return DRAW_DISCARD
-            return DRAW_STOCK
+            if view.stock_size and not self._take_discard(view):
+                return DRAW_STOCK  # (legal without asking: the stock is not empty)
+            legal = view.legal_actions()
+            return DRAW_DISCARD if DRAW_DISCARD in legal else DRAW_STOCK
+        legal = view.legal_actions()
         placement = self._placement(view, legal)
         if placement >= 0:
             return placement
@@ -130,6 +132,8 @@ class BaselineAgent:
 
     # ---------------------------------------------------------------------------
     def _take_discard(self, view: SeatView) -> bool:
+        if not view.discard_pile:
+            return False
         if self.options.take_discard == "always":
             return True
         top = view.discard_pile[-1]
@@ -213,12 +217,11 @@ class BaselineAgent:
         or put aside), and how many jokers are unseen; computed once per decision."""
         if self._unseen_now is not None:
             return self._unseen_now
-        seen = {c for c in view.discard_pile}
+        seen = set(view.discard_pile)
         seen.update(view.hand)
-        on_table = view.on_table
-        jokers_seen = sum(1 for c in seen if c >= N_STANDARD)
+        jokers_seen = (N_STANDARD in seen) + (N_STANDARD + 1 in seen)
         jokers_seen += sum(m.jokers for m in view.melds)
-        unseen = {c for c in range(N_STANDARD) if c not in seen and not on_table[c]}
+        unseen = _STANDARD_CARDS.difference(seen, view.table_cards)
         self._unseen_now = (unseen, 2 - jokers_seen)
         return self._unseen_now
 

@@ -12,6 +12,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 PROG = "commoncause"
 
@@ -68,6 +69,150 @@ def run_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+# ----------------------------------------------------------- eval, calibrate
+
+
+def _game_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--level", default="normal", help="full, easy, normal (default) or hard")
+    p.add_argument("--stock-size", type=int, help="explicit stock size 0-33 (overrides --level)")
+    p.add_argument("--open-hands", action="store_true", help="variant: hands face up")
+    p.add_argument("--ace-low", action="store_true", help="variant: the Ace is only low")
+    p.add_argument("--three-starts", action="store_true", help="variant: three open starts")
+    p.add_argument("--early-loss", action="store_true", help="lose once a start is dead")
+    p.add_argument("--signal-rule", action="store_true", help="enforce the message discard")
+
+
+def _config(args: argparse.Namespace):
+    from envs.common_cause.rules import GameConfig
+
+    return GameConfig.make(
+        args.level,
+        args.stock_size,
+        open_hands=args.open_hands,
+        ace_low=args.ace_low,
+        max_open_starts=3 if args.three_starts else 2,
+        early_loss=args.early_loss,
+        signal_rule=args.signal_rule,
+    )
+
+
+def _team_arguments(p: argparse.ArgumentParser, default_games: int) -> None:
+    p.add_argument(
+        "--team",
+        default="baseline,baseline",
+        help="two members, comma separated: baseline, baseline:<option>=<value>[;...], random",
+    )
+    p.add_argument("--games", type=int, default=default_games, help="games to play")
+    p.add_argument("--seed", type=int, default=0, help="deal seed (same seed, same deals)")
+    p.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    p.add_argument("--json", type=Path, help="write the figures to this JSON file")
+
+
+def _progress(total: int, what: str):
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    bar = Progress(
+        TextColumn(what),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        transient=True,
+    )
+    task = bar.add_task(what, total=total)
+    return bar, lambda n: bar.advance(task, n)
+
+
+def _eval_arguments(p: argparse.ArgumentParser) -> None:
+    _team_arguments(p, default_games=2000)
+    _game_arguments(p)
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    """Play a team over many seeded deals; print a table, optionally write JSON."""
+    import json
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from agents.evaluate import evaluate, parse_team
+
+    team = parse_team(args.team)
+    config = _config(args)
+    level = args.level if args.stock_size is None else f"stock {args.stock_size}"
+    bar, advance = _progress(args.games, f"{'+'.join(team)} on {level}")
+    with bar:
+        report = evaluate(team, config, args.games, args.seed, args.workers, level, advance)
+    table = Table(title=f"Common Cause - {'+'.join(team)} - {level} (stock {config.stock_size})")
+    for column in ("games", "wins", "win rate", "95% interval", "turns", "pickups", "games/s"):
+        table.add_column(column, justify="right")
+    low, high = report.ci95
+    table.add_row(
+        f"{report.games:,}",
+        f"{report.wins:,}",
+        f"{report.win_rate:.1%}",
+        f"{low:.1%} - {high:.1%}",
+        f"{report.mean_turns:.2f}",
+        f"{report.mean_discard_pickups:.2f}",
+        f"{report.games_per_second:,.0f}",
+    )
+    Console().print(table)
+    print("turns: one player's draw-place-discard; pickups: turns that took the top discard")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(report.to_json(), indent=2) + "\n")
+        print(f"wrote {args.json}")
+    return 0
+
+
+def _calibrate_arguments(p: argparse.ArgumentParser) -> None:
+    _team_arguments(p, default_games=2000)
+    p.add_argument("--target", type=float, required=True, help="target win rate, e.g. 0.82")
+    p.add_argument("--min-stock", type=int, default=0, help="smallest stock size tried")
+    p.add_argument("--max-stock", type=int, default=33, help="largest stock size tried")
+    p.add_argument("--plot", type=Path, help="PNG of win rate by stock size (95%% bands)")
+    _game_arguments(p)
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    """Find the stock size whose win rate is closest to a target."""
+    import json
+
+    from agents.calibrate import calibrate, plot_curve
+    from agents.evaluate import parse_team
+
+    team = parse_team(args.team)
+    config = _config(args)
+    if not 0 <= args.min_stock <= args.max_stock <= 33:
+        raise ValueError("stock sizes must satisfy 0 <= --min-stock <= --max-stock <= 33")
+    sizes = range(args.min_stock, args.max_stock + 1)
+    bar, advance = _progress(
+        args.games * len(sizes), f"{'+'.join(team)} stock {sizes.start}-{sizes.stop - 1}"
+    )
+    with bar:
+        cal = calibrate(
+            team, args.target, config, args.games, args.seed, args.workers, sizes, advance
+        )
+    for point in cal.points:
+        low, high = point.ci95
+        mark = "  <- closest" if point.stock_size == cal.best_stock_size else ""
+        print(f"stock {point.stock_size:2d}: {point.win_rate:6.1%}  [{low:.1%}, {high:.1%}]{mark}")
+    print(f"stock size closest to {args.target:.0%}: {cal.best_stock_size}")
+    if args.plot:
+        plot_curve(cal, args.plot)
+        print(f"wrote {args.plot}")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(cal.to_json(), indent=2) + "\n")
+        print(f"wrote {args.json}")
+    return 0
+
+
 # ----------------------------------------------------------------- registry
 
 SUBCOMMANDS: dict[str, Subcommand] = {
@@ -75,6 +220,16 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         help="play and render one game between two random legal agents",
         add_arguments=_demo_arguments,
         run=run_demo,
+    ),
+    "eval": Subcommand(
+        help="play a team over many seeded deals and report its win rate",
+        add_arguments=_eval_arguments,
+        run=run_eval,
+    ),
+    "calibrate": Subcommand(
+        help="find the stock size that gives a team a target win rate",
+        add_arguments=_calibrate_arguments,
+        run=run_calibrate,
     ),
 }
 

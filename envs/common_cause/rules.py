@@ -204,7 +204,7 @@ class GameState:
         self.start_order: list[int] = []  # all open start ids in laying order
         self.melds: list[Meld] = []
         self.meld_of: dict[int, Meld] = {}
-        self.on_table = [False] * N_STANDARD  # real cards on the table (they never leave)
+        self.table_cards: set[int] = set()  # real cards on the table (they never leave it)
         self.current = 0
         self.phase = DRAW_PHASE
         self.pending = -1  # physical card taken from the discard pile, not yet placed
@@ -251,7 +251,7 @@ class GameState:
         new.start_order = list(self.start_order)
         new.melds = [m.copy() for m in self.melds]
         new.meld_of = {m.origin: m for m in new.melds}
-        new.on_table = list(self.on_table)
+        new.table_cards = set(self.table_cards)
         new.history = list(self.history)
         new.taken_entries = list(self.taken_entries)
         new.view_cache = {}
@@ -482,9 +482,13 @@ class GameState:
     # moves
     def apply(self, action: int) -> None:
         """Play ``action`` for the current player; raises IllegalMoveError if not legal."""
-        legal = self.legal_actions()
-        if action not in legal:
-            raise IllegalMoveError(action, legal)
+        # drawing from a non-empty stock is always legal at the start of a turn: skip working
+        # out the other moves (whether the top discard could be taken) just to check it
+        if not (action == DRAW_STOCK and self.phase == DRAW_PHASE and self.stock and
+                self.result is None):  # fmt: skip
+            legal = self.legal_actions()
+            if action not in legal:
+                raise IllegalMoveError(action, legal)
         self._apply_unchecked(action)
 
     def _take(self, p: int, card: int) -> int:
@@ -536,7 +540,7 @@ class GameState:
             a, b = STARTS[info.origin].cards
             self.hands[p].remove(a)
             self.hands[p].remove(b)
-            self.on_table[a] = self.on_table[b] = True
+            self.table_cards.update((a, b))
             self.starts[p].append(info.origin)
             self.start_order.append(info.origin)
         elif info.kind == COMPLETE:
@@ -565,7 +569,7 @@ class GameState:
             lo = min(by_pos)
             meld = Meld(sid, [by_pos[q] for q in range(lo, lo + 3)], lo)
         if card != JOKER:
-            self.on_table[card] = True
+            self.table_cards.add(card)
         self.melds.append(meld)
         self.meld_of[sid] = meld
 
@@ -574,17 +578,17 @@ class GameState:
         if meld.is_set:
             meld.add(physical)
             if card != JOKER:
-                self.on_table[card] = True
+                self.table_cards.add(card)
             return
         target = stands if card == JOKER else card
         if card != JOKER:
-            self.on_table[card] = True
+            self.table_cards.add(card)
         ends = meld.open_ends(self.config.max_position)
         meld.add(physical, at_low_end=card_at(meld.suit, ends[0]) == target and ends[0] < meld.lo)
 
     def _swap(self, p: int, meld: Meld, card: int) -> None:
         self.hands[p].remove(card)
-        self.on_table[card] = True
+        self.table_cards.add(card)
         if meld.is_set:
             index = next(i for i, c in enumerate(meld.cards) if c >= N_STANDARD)
         else:

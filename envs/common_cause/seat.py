@@ -52,10 +52,9 @@ class SeatView:
         return self._state.melds
 
     @property
-    def on_table(self) -> list[int]:
-        """Per standard card: how often it is on the table, as a real card or a run joker's
-        stand-in (read-only)."""
-        return self._state.on_table
+    def table_cards(self) -> set[int]:
+        """The real cards on the table, in open starts and melds (read-only)."""
+        return self._state.table_cards
 
     @property
     def discard_pile(self) -> list[int]:
