@@ -1,0 +1,116 @@
+"""Behaviour cloning: start the policy from the rule sheet's baseline.
+
+Baseline-vs-baseline games are generated in chunks (fresh deals, never stored whole); the
+policy learns the baseline's choice at every decision with more than one legal move
+(masked cross-entropy) and the value network learns the game's result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from agents.baseline import BaselineAgent
+from agents.trained import masked_logits
+from envs.common_cause.actions import N_ACTIONS
+from envs.common_cause.observer import encode
+from envs.common_cause.rules import GameConfig, GameState
+from envs.common_cause.seat import SeatView
+
+
+def baseline_decisions(
+    config: GameConfig, games: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(observations, legal masks, baseline actions, team results) of ``games`` games."""
+    agents = (BaselineAgent(), BaselineAgent())
+    obs, masks, actions, results = [], [], [], []
+    for g in range(games):
+        state = GameState.new_game(config, seed * 1_000_003 + g)
+        views = (SeatView(state, 0), SeatView(state, 1))
+        agents[0].reset(2 * g)
+        agents[1].reset(2 * g + 1)
+        start = len(actions)
+        while not state.is_terminal:
+            p = state.current
+            legal = state.legal_actions()
+            action = agents[p].act(views[p])
+            if len(legal) > 1:
+                obs.append(encode(state, p))
+                mask = np.zeros(N_ACTIONS, dtype=bool)
+                mask[legal] = True
+                masks.append(mask)
+                actions.append(action)
+            state.apply(action)
+        results.extend([state.returns()[0]] * (len(actions) - start))
+    return (
+        np.asarray(obs, dtype=np.float32),
+        np.asarray(masks, dtype=bool),
+        np.asarray(actions, dtype=np.int64),
+        np.asarray(results, dtype=np.float32),
+    )
+
+
+def behaviour_clone(
+    policy,
+    config: GameConfig,
+    games: int,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    seed: int,
+    chunk_games: int = 500,
+    progress: Callable[[int, dict], None] | None = None,
+) -> dict:
+    """Train ``policy`` (a MaskableActorCriticPolicy) to imitate the baseline.
+
+    ``progress(games_done, metrics)`` is called after each chunk. Returns the last metrics:
+    ``bc/loss``, ``bc/accuracy`` (agreement with the baseline), ``bc/value_loss``."""
+    import torch
+
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    rng = np.random.default_rng(seed)
+    metrics: dict = {}
+    done = 0
+    chunk = 0
+    policy.set_training_mode(True)
+    while done < games:
+        n = min(chunk_games, games - done)
+        obs, masks, actions, results = baseline_decisions(config, n, seed * 7919 + chunk)
+        losses, hits, value_losses = [], 0, []
+        for _ in range(epochs):
+            order = rng.permutation(len(actions))
+            for i in range(0, len(order), batch_size):
+                idx = order[i : i + batch_size]
+                o = torch.as_tensor(obs[idx])
+                a = torch.as_tensor(actions[idx])
+                features = policy.extract_features(o)
+                latent_pi, latent_vf = policy.mlp_extractor(features)
+                logits = policy.action_net(latent_pi).masked_fill(
+                    ~torch.as_tensor(masks[idx]), -1e8
+                )
+                loss_pi = torch.nn.functional.cross_entropy(logits, a)
+                values = policy.value_net(latent_vf).flatten()
+                loss_v = torch.nn.functional.mse_loss(values, torch.as_tensor(results[idx]))
+                loss = loss_pi + 0.5 * loss_v
+                optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+                optimizer.step()
+                losses.append(loss_pi.item())
+                value_losses.append(loss_v.item())
+        with torch.no_grad():  # agreement with the baseline on this chunk
+            logits = masked_logits(policy, torch.as_tensor(obs), torch.as_tensor(masks))
+            hits = int((logits.argmax(dim=1).numpy() == actions).sum())
+        done += n
+        chunk += 1
+        metrics = {
+            "bc/loss": float(np.mean(losses)),
+            "bc/value_loss": float(np.mean(value_losses)),
+            "bc/accuracy": hits / max(1, len(actions)),
+            "bc/samples": len(actions),
+        }
+        if progress:
+            progress(done, metrics)
+    policy.set_training_mode(False)
+    return metrics

@@ -1,0 +1,127 @@
+"""The training loop's callback: progress bar, game statistics, evaluations, checkpoints."""
+
+from __future__ import annotations
+
+import time
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from stable_baselines3.common.callbacks import BaseCallback
+
+from .bc import behaviour_clone
+
+
+class TrainingCallback(BaseCallback):
+    def __init__(self, trainer) -> None:
+        super().__init__()
+        self.trainer = trainer
+        cfg = trainer.config
+        self.bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[speed]}"),
+            TextColumn("{task.fields[status]}"),
+            TimeRemainingColumn(),
+        )
+        self.bar.start()
+        self.task = None
+        self.games: list[tuple[bool, int, int, bool]] = []  # win, turns, pickups, baseline seat
+        self.next_eval = 0
+        self.next_checkpoint = 0
+        self.window_start = (time.perf_counter(), 0)
+        self.cfg = cfg
+
+    # --- behaviour cloning, before the PPO loop ----------------------------------------
+    def clone_baseline(self) -> None:
+        cfg, model = self.cfg, self.trainer.model
+        task = self.bar.add_task("cloning the baseline", total=cfg.bc_games, speed="", status="")
+
+        def progress(done: int, metrics: dict) -> None:
+            self.bar.update(task, completed=done, status=f"agreement {metrics['bc/accuracy']:.1%}")
+
+        metrics = behaviour_clone(
+            model.policy,
+            cfg.game_config(),
+            cfg.bc_games,
+            cfg.bc_epochs,
+            cfg.bc_batch_size,
+            cfg.bc_learning_rate,
+            cfg.seed,
+            progress=progress,
+        )
+        for key, value in metrics.items():
+            model.logger.record(key, value)
+        self.trainer.say(
+            f"cloned the baseline on {cfg.bc_games:,} games: agreement {metrics['bc/accuracy']:.1%}"
+        )
+        self.bar.remove_task(task)
+
+    # --- SB3 hooks -------------------------------------------------------------------
+    def _on_training_start(self) -> None:
+        cfg, steps = self.cfg, self.model.num_timesteps
+        self.next_eval = (steps // cfg.eval_interval + 1) * cfg.eval_interval
+        self.next_checkpoint = (steps // cfg.checkpoint_interval + 1) * cfg.checkpoint_interval
+        self.window_start = (time.perf_counter(), steps)
+        best = self.trainer.state.best_win_rate
+        self.task = self.bar.add_task(
+            "self-play",
+            total=cfg.total_steps,
+            completed=steps,
+            speed="",
+            status=f"best eval {best:.1%}" if best >= 0 else "",
+        )
+
+    def _on_step(self) -> bool:
+        for info, done in zip(self.locals["infos"], self.locals["dones"], strict=True):
+            if done and "result" in info:
+                self.games.append(
+                    (
+                        info["result"] == "win",
+                        info["turns"],
+                        info["pickups"],
+                        info["baseline_partner"],
+                    )
+                )
+        steps = self.model.num_timesteps
+        self.bar.update(self.task, completed=steps)
+        if steps >= self.next_eval:
+            self.next_eval += self.cfg.eval_interval
+            entry = self.trainer.evaluate_now(self.cfg.eval_games)
+            self._status(entry)
+        if steps >= self.next_checkpoint:
+            self.next_checkpoint += self.cfg.checkpoint_interval
+            self.trainer.save(self.trainer.checkpoints / f"step_{steps}.pt")
+        return True
+
+    def _on_rollout_end(self) -> None:
+        logger = self.model.logger
+        now, steps = time.perf_counter(), self.model.num_timesteps
+        start, start_steps = self.window_start
+        speed = (steps - start_steps) / max(now - start, 1e-9)
+        self.window_start = (now, steps)
+        logger.record("time/steps_per_s", speed)
+        self.bar.update(self.task, speed=f"{speed:,.0f} steps/s")
+        selfplay = [g for g in self.games if not g[3]]
+        mixed = [g for g in self.games if g[3]]
+        if selfplay:
+            logger.record("team/train_win_rate", sum(g[0] for g in selfplay) / len(selfplay))
+        if mixed:
+            logger.record(
+                "team/train_win_rate_with_baseline", sum(g[0] for g in mixed) / len(mixed)
+            )
+        if self.games:
+            logger.record("game/turns", sum(g[1] for g in self.games) / len(self.games))
+            logger.record("game/pickups", sum(g[2] for g in self.games) / len(self.games))
+            logger.record("game/games", len(self.games))
+        self.games = []
+
+    def _status(self, entry: dict) -> None:
+        best = self.trainer.state.best_win_rate
+        self.bar.update(
+            self.task,
+            status=f"eval {entry['win_rate']:.1%} (baseline {entry['baseline_win_rate']:.1%}), "
+            f"best {best:.1%}",
+        )
+
+    def close(self) -> None:
+        self.bar.stop()
