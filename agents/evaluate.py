@@ -20,16 +20,21 @@ from envs.common_cause.seat import SeatView
 from .base import Agent, RandomAgent
 from .baseline import BaselineAgent, BaselineOptions
 
-AGENT_NAMES = ("baseline", "random")
+AGENT_NAMES = ("baseline", "random", "trained", "a checkpoint path (.pt)")
 
 
 def make_agent(spec: str) -> Agent:
-    """An agent from its name: ``baseline``, ``baseline:jokers=hold``, ``random``."""
+    """An agent from its name: ``baseline``, ``baseline:jokers=hold``, ``random``,
+    ``trained`` (the shipped checkpoint) or a checkpoint path."""
     name, _, options = spec.partition(":")
     if name == "baseline":
         return BaselineAgent(BaselineOptions.parse(options))
     if name == "random" and not options:
         return RandomAgent()
+    if spec == "trained" or spec.endswith(".pt") or "/" in spec:
+        from .trained import DEFAULT_CHECKPOINT, PolicyAgent
+
+        return PolicyAgent(DEFAULT_CHECKPOINT if spec == "trained" else spec)
     raise ValueError(f"unknown team member {spec!r}: use one of {', '.join(AGENT_NAMES)}")
 
 
@@ -66,10 +71,33 @@ def play_game(config: GameConfig, agents: tuple[Agent, Agent], seed: int) -> Gam
     return GameOutcome(state.result == "win", state.turns, state.pickups)
 
 
-def _play_chunk(args: tuple[GameConfig, tuple[str, str], int, int, int]) -> list[GameOutcome]:
-    config, team, seed, first, count = args
-    agents = (make_agent(team[0]), make_agent(team[1]))
+def _play_games(
+    config: GameConfig, agents: tuple[Agent, Agent], seed: int, first: int, count: int
+) -> list[GameOutcome]:
     return [play_game(config, agents, deal_seed(seed, i)) for i in range(first, first + count)]
+
+
+# A worker process makes its team once (a checkpoint is loaded once, not once per chunk).
+_worker_team: tuple[tuple[str, str], tuple[Agent, Agent]] | None = None
+
+
+def _init_worker() -> None:
+    global _worker_team
+    _worker_team = None
+
+
+def _play_chunk(args: tuple[GameConfig, tuple[str, str], int, int, int]) -> list[GameOutcome]:
+    """Run in a worker process: games ``first`` .. ``first + count - 1``."""
+    global _worker_team
+    config, team, seed, first, count = args
+    if _worker_team is None or _worker_team[0] != team:
+        _worker_team = (team, (make_agent(team[0]), make_agent(team[1])))
+    return _play_games(config, _worker_team[1], seed, first, count)
+
+
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool to share between several ``evaluate`` calls of one team (``pool=``)."""
+    return ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
 
 
 def wilson_interval(wins: int, games: int, z: float = 1.959964) -> tuple[float, float]:
@@ -122,27 +150,36 @@ def evaluate(
     workers: int = 1,
     level: str = "",
     progress: Callable[[int], None] | None = None,
+    pool: ProcessPoolExecutor | None = None,
 ) -> EvalReport:
-    """Play ``games`` deals; ``progress(n)`` is called as games finish."""
+    """Play ``games`` deals; ``progress(n)`` is called as games finish. With ``workers`` > 1
+    the games run in chunks in worker processes (``pool``, from ``worker_pool``, if given)."""
     if games < 1:
         raise ValueError(f"--games must be at least 1, got {games}")
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
-    size = max(1, min(500, games // (workers * 8) or 1))
+    # chunks small enough that the workers finish together, large enough to cost nothing
+    size = max(1, min(250, games // (workers * 16) or 1))
     jobs = [(config, team, seed, first, count) for first, count in _chunks(games, size)]
     outcomes: list[GameOutcome] = []
     start = time.perf_counter()
-    if workers == 1:
-        for job in jobs:
-            outcomes.extend(_play_chunk(job))
+    if workers == 1 and pool is None:
+        agents = (make_agent(team[0]), make_agent(team[1]))
+        for _, _, _, first, count in jobs:
+            outcomes.extend(_play_games(config, agents, seed, first, count))
             if progress:
-                progress(job[4])
+                progress(count)
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for job, result in zip(jobs, pool.map(_play_chunk, jobs), strict=True):
+        own_pool = pool is None
+        executor = worker_pool(workers) if pool is None else pool
+        try:
+            for job, result in zip(jobs, executor.map(_play_chunk, jobs), strict=True):
                 outcomes.extend(result)
                 if progress:
                     progress(job[4])
+        finally:
+            if own_pool:
+                executor.shutdown()
     seconds = time.perf_counter() - start
     wins = sum(o.win for o in outcomes)
     variants = {

@@ -213,6 +213,52 @@ def run_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+# ------------------------------------------------------------------- train
+
+
+def _train_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", type=Path, help="YAML config (configs/normal.yaml)")
+    p.add_argument("--total-steps", type=int, help="override the config's total_steps")
+    p.add_argument("--seed", type=int, help="override the config's seed")
+    p.add_argument("--resume", type=Path, help="continue a run from its checkpoint (last.pt)")
+    p.add_argument("--run-name", help="name of the run directory (default name__seed__time)")
+
+
+def run_train(args: argparse.Namespace) -> int:
+    """Behaviour cloning then self-play PPO; ends with a comparison to the baseline team."""
+    from dataclasses import replace
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from train.config import TrainConfig, load_config
+    from train.trainer import Trainer
+
+    if args.config is None and args.resume is None:
+        raise ValueError("give --config (a YAML file in configs/) or --resume (a checkpoint)")
+    config = load_config(args.config) if args.config else TrainConfig()
+    if args.seed is not None:
+        config = replace(config, seed=args.seed)
+    if args.total_steps is not None and args.total_steps < 0:
+        raise ValueError(f"--total-steps must not be negative, got {args.total_steps}")
+    trainer = Trainer(config, args.run_name, args.resume, args.total_steps)
+    print(f"run {trainer.state.run_name}: {trainer.run_dir}")
+    try:
+        final = trainer.run()
+    except KeyboardInterrupt:
+        return 130
+    table = Table(title=f"{trainer.state.run_name}: same {config.final_eval_games} deals each")
+    for column in ("team", "win rate", "95% interval", "turns", "pickups"):
+        table.add_column(column, justify="right")
+    for name, r in final.items():
+        low, high = r["ci95"]
+        table.add_row(name, f"{r['win_rate']:.1%}", f"{low:.1%} - {high:.1%}",
+                      f"{r['mean_turns']:.2f}", f"{r['mean_discard_pickups']:.2f}")  # fmt: skip
+    Console().print(table)
+    print(f"best checkpoint: {trainer.checkpoints / 'best.pt'} (model card beside it)")
+    return 0
+
+
 # ----------------------------------------------------------------- registry
 
 SUBCOMMANDS: dict[str, Subcommand] = {
@@ -225,6 +271,11 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         help="play a team over many seeded deals and report its win rate",
         add_arguments=_eval_arguments,
         run=run_eval,
+    ),
+    "train": Subcommand(
+        help="train partners by behaviour cloning and self-play (MaskablePPO)",
+        add_arguments=_train_arguments,
+        run=run_train,
     ),
     "calibrate": Subcommand(
         help="find the stock size that gives a team a target win rate",
