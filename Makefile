@@ -36,7 +36,7 @@ bench: $(STAMP)
 	$(PY) bench/bench_env.py
 
 peers: $(STAMP)
-	$(PIP) install -e '.[dev,peers]' --config-settings editable_mode=compat
+	CMAKE_POLICY_VERSION_MINIMUM=3.5 $(PIP) install -e '.[dev,peers]' --config-settings editable_mode=compat
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .hypothesis

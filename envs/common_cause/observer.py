@@ -35,6 +35,8 @@ scalars                    16    see ``SCALARS``
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .actions import COMPLETIONS, STARTS
@@ -97,7 +99,10 @@ _TURNED, _TAKEN = OFFSET["turned_up"], OFFSET["taken_from_pile"]
 _ORDER, _PILE = OFFSET["discard_order"], OFFSET["in_pile"]
 _TOP, _RECENT = OFFSET["top_discard"], OFFSET["recent_discards"]
 _SCALARS = OFFSET["scalars"]
-# state.view_cache keys: player (0, 1) -> _PileView; 2 + player -> (table_version, indices)
+_MELD_CARDS, _STAND_INS = OFFSET["meld_cards"], OFFSET["meld_joker_stand_ins"]
+_LAYOFF_CARDS, _TABLE_JOKERS = OFFSET["layoff_cards"], OFFSET["table_jokers"]
+# state.view_cache keys: player (0, 1) -> _PileView; 2 + player -> (table_version, indices);
+# ("meld", origin) -> ((cards, jokers), indices)
 
 
 def _card_plane(offset: int, cards, out: list[int]) -> None:
@@ -138,44 +143,50 @@ def encode(state: GameState, player: int, reveal_partner: bool = False) -> np.nd
 
 def _table_indices(state: GameState, player: int) -> list[int]:
     """Indices of the table's planes (starts, melds) set for ``player``; cached until the
-    table or the pile changes. The caller must not modify the list."""
+    table changes. The caller must not modify the list."""
     cached = state.view_cache.get(2 + player)
     if cached is not None and cached[0] == state.table_version:
         return cached[1]
-    ones: list[int] = []
-    partner = 1 - player
     maxpos = state.config.max_position
-    for who, field, completes in (
-        (player, "my_starts", "completes_my_starts"),
-        (partner, "partner_starts", "completes_partner_starts"),
-    ):
-        base, cbase = OFFSET[field], OFFSET[completes]
-        for sid in state.starts[who]:
-            a, b = STARTS[sid].cards
-            ones.append(base + a)
-            ones.append(base + b)
-            ones.extend(
-                cbase + card
-                for _, card, _, pos in COMPLETIONS[sid]
-                if card != JOKER and pos <= maxpos
-            )
-    meld_base, stand_base = OFFSET["meld_cards"], OFFSET["meld_joker_stand_ins"]
-    layoff_base = OFFSET["layoff_cards"]
+    ones: list[int] = []
+    for sid in state.starts[player]:
+        ones.extend(_start_indices(sid, True, maxpos))
+    for sid in state.starts[1 - player]:
+        ones.extend(_start_indices(sid, False, maxpos))
     table_jokers = 0
     for m in state.melds:
-        for c in m.cards:
-            if c < N_STANDARD:
-                ones.append(meld_base + c)
-            else:
-                table_jokers += 1
-        if m.is_set:
-            if len(m.cards) < 4:
-                ones.extend(layoff_base + c for c in m.missing_suit_cards())
-        else:
-            ones.extend(stand_base + c for _, c in m.stand_ins())
-            ones.extend(layoff_base + card_at(m.suit, p) for p in m.open_ends(maxpos))
-    ones.extend(OFFSET["table_jokers"] + N_STANDARD + i for i in range(table_jokers))
+        ones.extend(_meld_indices(state, m, maxpos))
+        table_jokers += m.jokers
+    ones.extend(_TABLE_JOKERS + N_STANDARD + i for i in range(table_jokers))
     state.view_cache[2 + player] = (state.table_version, ones)
+    return ones
+
+
+@functools.cache
+def _start_indices(sid: int, mine: bool, maxpos: int) -> tuple[int, ...]:
+    """An open start's cards and the real cards completing it, as plane indices."""
+    base = OFFSET["my_starts" if mine else "partner_starts"]
+    completes = OFFSET["completes_my_starts" if mine else "completes_partner_starts"]
+    a, b = STARTS[sid].cards
+    cards = [c for _, c, _, pos in COMPLETIONS[sid] if c != JOKER and pos <= maxpos]
+    return (base + a, base + b, *(completes + c for c in cards))
+
+
+def _meld_indices(state: GameState, m, maxpos: int) -> list[int]:
+    """A complete meld's real cards, joker stand-ins and lay-off cards, as plane indices;
+    cached per meld until it changes (it only grows or swaps a joker out)."""
+    key = (len(m.cards), m.jokers)
+    cached = state.view_cache.get(("meld", m.origin))
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    ones = [_MELD_CARDS + c for c in m.cards if c < N_STANDARD]
+    if m.is_set:
+        if len(m.cards) < 4:
+            ones.extend(_LAYOFF_CARDS + c for c in m.missing_suit_cards())
+    else:
+        ones.extend(_STAND_INS + c for _, c in m.stand_ins())
+        ones.extend(_LAYOFF_CARDS + card_at(m.suit, p) for p in m.open_ends(maxpos))
+    state.view_cache[("meld", m.origin)] = (key, ones)
     return ones
 
 
