@@ -259,6 +259,35 @@ def run_train(args: argparse.Namespace) -> int:
     return 0
 
 
+# ------------------------------------------------------------- play, replay
+
+
+def _play_arguments(p: argparse.ArgumentParser) -> None:
+    from commoncause import play
+
+    play.add_arguments(p)
+
+
+def run_play(args: argparse.Namespace) -> int:
+    """Play one seat of a game with an agent partner in the terminal (recorded)."""
+    from commoncause import play
+
+    return play.run(args)
+
+
+def _replay_arguments(p: argparse.ArgumentParser) -> None:
+    from commoncause import replay
+
+    replay.add_arguments(p)
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """Step through a game record."""
+    from commoncause import replay
+
+    return replay.run(args)
+
+
 # ----------------------------------------------------------------- registry
 
 SUBCOMMANDS: dict[str, Subcommand] = {
@@ -281,6 +310,16 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         help="find the stock size that gives a team a target win rate",
         add_arguments=_calibrate_arguments,
         run=run_calibrate,
+    ),
+    "play": Subcommand(
+        help="play Common Cause in the terminal with an agent partner (every game recorded)",
+        add_arguments=_play_arguments,
+        run=run_play,
+    ),
+    "replay": Subcommand(
+        help="step through a recorded game (both hands, or one seat's view)",
+        add_arguments=_replay_arguments,
+        run=run_replay,
     ),
 }
 

@@ -1,0 +1,380 @@
+"""The terminal game, driven through a pseudo-terminal (pexpect): full games from typed
+input, bad input, quit and resume, replays, records, and the hidden partner hand."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pexpect = pytest.importorskip("pexpect")
+
+from commoncause import records  # noqa: E402
+from commoncause.play import BadInput, resolve_input  # noqa: E402
+from commoncause.screen import ordered_moves  # noqa: E402
+from envs.common_cause.cards import card_code, parse_card  # noqa: E402
+from envs.common_cause.notation import move_text  # noqa: E402
+from envs.common_cause.rules import GameConfig, GameState  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+ENV = {**os.environ, "COLUMNS": "200", "LINES": "50", "TERM": "dumb", "NO_COLOR": "1"}
+PROMPT = r"Your move \(1-(\d+), a move, help\): "
+SEED = 3  # player_0 may take the turned-up card on the first turn: both draws are legal
+
+
+def spawn(*args: str) -> pexpect.spawn:
+    child = pexpect.spawn(
+        PYTHON,
+        ["-m", "commoncause.cli", *args],
+        cwd=str(ROOT),
+        env=ENV,
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(50, 200),
+    )
+    return child
+
+
+def play_args(record_dir: Path, *extra: str) -> list[str]:
+    return [
+        "play",
+        "--partner",
+        "baseline",
+        "--seed",
+        str(SEED),
+        "--record-dir",
+        str(record_dir),
+        *extra,
+    ]
+
+
+def only_record(folder: Path) -> Path:
+    files = sorted(folder.glob("*.json"))
+    assert len(files) == 1, files
+    return files[0]
+
+
+def hand_line(screen: str) -> str:
+    lines = [ln for ln in screen.splitlines() if ln.startswith("Your hand (")]
+    assert lines, screen
+    return lines[-1]
+
+
+def cards_in(line: str) -> set[str]:
+    """Card codes in a screen line (tokens that read as cards, in upper case)."""
+    found = set()
+    for token in re.split(r"[\s\[\](),:|]+", line):
+        if token and token == token.upper():
+            with contextlib.suppress(ValueError):
+                found.add(card_code(parse_card(token)))
+    return found
+
+
+def play_to_end(child: pexpect.spawn, choice: str = "1", stop_after: int | None = None):
+    """Answer every prompt with ``choice``; returns (prompts answered, screens seen, done)."""
+    screens: list[str] = []
+    answered = 0
+    while True:
+        i = child.expect([PROMPT, "Game over"])
+        if i == 1:
+            child.expect(pexpect.EOF)
+            screens.append(child.before)
+            return answered, screens, True
+        screens.append(child.before)
+        if stop_after is not None and answered == stop_after:
+            return answered, screens, False
+        child.sendline(choice)
+        answered += 1
+
+
+@pytest.fixture(scope="module")
+def full_game(tmp_path_factory):
+    """A whole game played by always typing 1, with the baseline partner."""
+    folder = tmp_path_factory.mktemp("full")
+    child = spawn(*play_args(folder))
+    answered, screens, done = play_to_end(child)
+    child.close()
+    assert done and child.exitstatus == 0
+    return folder, answered, screens
+
+
+def test_full_game_from_typed_input(full_game):
+    folder, answered, screens = full_game
+    assert answered > 5
+    end = screens[-1]
+    assert "WON" in end or "LOST" in end
+    assert "Turns used:" in end and "Stock left:" in end
+    assert re.search(
+        r"You picked up \d+ of your partner's discards; your partner picked up "
+        r"\d+ of yours",
+        end,
+    )
+    record = json.loads(only_record(folder).read_text())
+    assert record["format"] == records.FORMAT and record["finished"]
+    assert record["result"] in ("win", "loss") and len(record["deck"]) == 54
+    assert record["level"] == "normal" and record["stock_size"] == 22 and record["seed"] == SEED
+    assert record["seats"][0] == {"player": "human"}
+    assert record["seats"][1]["agent"] == "baseline"
+    assert record["partner"]["seat"] == 1 and record["partner"]["sha256"] is None
+    human = [m for m in record["moves"] if m["player"] == 0]
+    partner = [m for m in record["moves"] if m["player"] == 1]
+    assert human and partner
+    assert all(m["probabilities"] is None for m in human)
+    assert all(m["probabilities"] == {m["move"]: 1.0} for m in partner)
+    assert all(m["seconds"] >= 0 for m in record["moves"])
+    # the record replays to the recorded end
+    state = records.replay_moves(record)
+    assert state.result == record["result"] and state.turns == record["turns"]
+    assert f"Turns used: {state.turns}" in end
+
+
+def test_partner_hand_never_on_screen(full_game):
+    folder, _, screens = full_game
+    record = json.loads(only_record(folder).read_text())
+    deck = [card_code(parse_card(c)) for c in record["deck"]]
+    own, partner = set(deck[0:20:2]) - {"JK"}, set(deck[1:20:2]) - {"JK"}
+    first = screens[0]
+    assert cards_in(hand_line(first)) == own
+    assert not cards_in(hand_line(first)) & partner
+    assert not cards_in(first) & partner  # nowhere on the first screen
+    assert "Partner's hand (" not in "".join(screens)  # only the size, never the cards
+
+
+def test_bad_inputs_rejected_without_losing_state(tmp_path):
+    child = spawn(*play_args(tmp_path))
+    child.expect(PROMPT)
+    board = child.before
+    prompt = child.after
+    path = only_record(tmp_path)
+    for bad, message in [
+        ("gibberish", "unknown move 'gibberish'"),
+        ("discard 7C", "'discard 7C' is not a legal move now"),  # 7C is in hand; drawing first
+        ("discard 2X", "unknown card code '2X'"),
+        ("99", "There is no move 99: choose a number from 1 to 2"),
+        ("0", "There is no move 0"),
+        ("draw", "could be any of: 1. draw stock; 2. draw discard"),
+    ]:
+        child.sendline(bad)
+        child.expect(PROMPT)
+        assert message in child.before, (bad, child.before)
+        assert "Your hand (" not in child.before  # no redraw, no move played
+        assert child.after == prompt
+        assert json.loads(path.read_text())["moves"] == []
+    for command, text in [
+        ("help", "How to play a move"),
+        ("rules", "Nobody melds alone"),
+        ("hint", "Hint: the baseline would play"),
+    ]:
+        child.sendline(command)
+        child.expect(PROMPT)
+        assert text in child.before and child.after == prompt
+    child.sendline("board")
+    child.expect(PROMPT)
+    assert hand_line(child.before) == hand_line(board)
+    child.sendline("DRAW ST")  # case-insensitive prefix, word by word
+    child.expect(PROMPT)
+    assert "You play: draw stock" in child.before
+    moves = json.loads(path.read_text())["moves"]
+    assert [m["move"] for m in moves] == ["draw stock"]
+    assert moves[0]["hint"] == "draw discard"
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_quit_then_resume_same_game(tmp_path, full_game):
+    child = spawn(*play_args(tmp_path))
+    _, screens, done = play_to_end(child, stop_after=6)
+    assert not done
+    before_quit = screens[-1]
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert "commoncause play --resume" in child.before
+    path = only_record(tmp_path)
+    saved = json.loads(path.read_text())
+    assert not saved["finished"] and saved["moves"]
+
+    child = spawn("play", "--resume", str(path))
+    child.expect("Resuming")
+    child.expect(PROMPT)
+    resumed = child.before
+    # the same position: the same table, discards, hand
+    keep = (
+        "Turn ",
+        "Complete melds",
+        "Partner's open",
+        "Your open",
+        "Top discard",
+        "Discards",
+        "Your hand",
+    )
+    for key in keep:
+        old = [ln for ln in before_quit.splitlines() if ln.startswith(key)]
+        new = [ln for ln in resumed.splitlines() if ln.startswith(key)]
+        assert old[-1:] == new[-1:], key
+    child.sendline("1")
+    _, screens, done = play_to_end(child)
+    child.close()
+    assert done and child.exitstatus == 0
+    final = json.loads(path.read_text())
+    assert final["moves"][: len(saved["moves"])] == saved["moves"]
+    # quitting and resuming plays the same game as playing straight through
+    straight = json.loads(only_record(full_game[0]).read_text())
+    assert [m["move"] for m in final["moves"]] == [m["move"] for m in straight["moves"]]
+    assert final["deck"] == straight["deck"] and final["result"] == straight["result"]
+
+
+def test_replay_shows_every_move(full_game):
+    path = only_record(full_game[0])
+    record = json.loads(path.read_text())
+    out = subprocess.run(
+        [PYTHON, "-m", "commoncause.cli", "replay", str(path)],
+        cwd=ROOT,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    for m in record["moves"]:
+        assert re.search(
+            rf"\b{m['n']}\. player_{m['player']} \(\w+\): {re.escape(m['move'])}", out.stdout
+        ), m
+    assert "player_1 (baseline) hand (" in out.stdout  # both hands
+    assert "Result:" in out.stdout
+
+    child = spawn("replay", str(path), "--seat", "0", "--step")
+    child.expect("Enter: next move, q: stop")
+    assert "Your hand (" in child.before and "player_1 (baseline) hand" not in child.before
+    child.sendline("")
+    child.expect("Enter: next move, q: stop")
+    assert f"2. player_0 (human): {record['moves'][1]['move']}" in child.before
+    child.sendline("q")
+    child.expect("Stopped after move 2")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_seat_one_and_open_hands(tmp_path):
+    child = spawn(*play_args(tmp_path, "--seat", "1", "--variant", "open-hands"))
+    child.expect(PROMPT)
+    screen = child.before
+    assert "Partner just played:" in screen
+    assert "Partner's hand (" in screen and "open hands" in screen
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    record = json.loads(only_record(tmp_path).read_text())
+    assert record["seats"][1] == {"player": "human"} and record["variants"]["open_hands"]
+    assert record["moves"][0]["player"] == 0
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [PYTHON, "-m", "commoncause.cli", *args],
+        cwd=ROOT,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_missing_and_corrupt_partner_checkpoint(tmp_path):
+    out = run_cli("play", "--partner", str(tmp_path / "none.pt"), "--record-dir", str(tmp_path))
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
+    assert "not found" in out.stderr
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a checkpoint")
+    out = run_cli("play", "--partner", str(bad), "--record-dir", str(tmp_path))
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
+    assert "corrupted or unreadable" in out.stderr
+    assert not list(tmp_path.glob("*.json"))  # no record for a game that never started
+
+
+def test_resume_refuses_finished_game_and_other_options(full_game, tmp_path):
+    path = str(only_record(full_game[0]))
+    out = run_cli("play", "--resume", path)
+    assert out.returncode == 2 and "already over" in out.stderr
+    out = run_cli("play", "--resume", path, "--seat", "1")
+    assert out.returncode == 2 and "drop --seat" in out.stderr
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    out = run_cli("replay", str(broken))
+    assert out.returncode == 2 and "not readable JSON" in out.stderr
+
+
+def test_trained_partner_records_probabilities(tmp_path):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("sb3_contrib")
+    from agents.trained import FORMAT, build_policy
+    from envs.common_cause.actions import N_ACTIONS
+    from envs.common_cause.observer import OBS_SIZE
+
+    policy = build_policy(8, [8], "tanh")
+    ckpt = tmp_path / "tiny.pt"
+    torch.save(
+        {
+            "format": FORMAT,
+            "obs_size": OBS_SIZE,
+            "n_actions": N_ACTIONS,
+            "features_dim": 8,
+            "net_arch": [8],
+            "activation": "tanh",
+            "policy": policy.state_dict(),
+        },
+        ckpt,
+    )
+    out = run_cli(
+        "play",
+        "--player",
+        "baseline",
+        "--partner",
+        str(ckpt),
+        "--seed",
+        "1",
+        "--record-dir",
+        str(tmp_path),
+    )
+    assert out.returncode == 0, out.stderr
+    record = json.loads(only_record(tmp_path).read_text())
+    assert record["finished"]
+    assert record["partner"]["checkpoint"] == str(ckpt)
+    assert record["partner"]["sha256"] == records.sha256_of(ckpt)
+    state = records.initial_state(record)
+    for m in record["moves"]:
+        if m["player"] == 1:
+            legal = state.legal_actions()
+            probs = m["probabilities"]
+            assert set(probs) == {move_text(state, a) for a in legal}
+            assert abs(sum(probs.values()) - 1) < 1e-3 and m["move"] in probs
+        state.apply(m["action"])
+
+
+def test_resolve_input_forms():
+    state = GameState.new_game(GameConfig(), SEED)
+    state.apply(0)  # draw stock: now placements and discards
+    menu = ordered_moves(state.legal_actions())
+    texts = [move_text(state, a) for a in menu]
+    discard = next(a for a in menu if texts[menu.index(a)].startswith("discard"))
+    text = texts[menu.index(discard)]
+    assert resolve_input(text.upper(), state, menu, texts) == discard
+    assert resolve_input("  " + text.replace(" ", "   ") + " ", state, menu, texts) == discard
+    assert resolve_input(str(menu.index(discard) + 1), state, menu, texts) == discard
+    start = next(t for t in texts if t.startswith("start"))
+    a, b = start.split()[1:]
+    assert resolve_input(f"start {b} {a}", state, menu, texts) == menu[texts.index(start)]
+    with pytest.raises(BadInput, match="could be any of"):
+        resolve_input("disc", state, menu, texts)
+    with pytest.raises(BadInput, match="There is no move -1"):
+        resolve_input("-1", state, menu, texts)
