@@ -33,20 +33,23 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from peers import format_table, run_peers  # noqa: E402
+from peers import format_table, result, run_peers  # noqa: E402
 
 from envs.common_cause import GameConfig, GameState, env, raw_env  # noqa: E402
 
 
-def _result(name: str, steps: int, games: int, seconds: float) -> dict:
-    return {
-        "name": name,
-        "steps": steps,
-        "games": games,
-        "seconds": round(seconds, 3),
-        "steps_per_s": steps / seconds,
-        "games_per_s": games / seconds,
-    }
+def random_game(e, rng: random.Random):
+    """Play one game through the AEC API, a random legal action from the mask each step;
+    yields once per step that chose an action."""
+    e.reset(seed=rng.randrange(2**31))
+    for _agent in e.agent_iter():
+        obs, _rew, term, trunc, _info = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(legal[rng.randrange(len(legal))]))
+        yield
 
 
 def bench_aec(make, name: str, seconds: float, seed: int = 0) -> dict:
@@ -57,18 +60,9 @@ def bench_aec(make, name: str, seconds: float, seed: int = 0) -> dict:
     start = time.perf_counter()
     deadline = start + seconds
     while time.perf_counter() < deadline:
-        e.reset(seed=rng.randrange(2**31))
-        for _agent in e.agent_iter():
-            obs, _rew, term, trunc, _info = e.last()
-            if term or trunc:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[rng.randrange(len(legal))])
-                steps += 1
-            e.step(action)
+        steps += sum(1 for _ in random_game(e, rng))
         games += 1
-    return _result(name, steps, games, time.perf_counter() - start)
+    return result(name, steps, games, time.perf_counter() - start)
 
 
 def bench_engine(seconds: float, seed: int = 0) -> dict:
@@ -83,7 +77,7 @@ def bench_engine(seconds: float, seed: int = 0) -> dict:
             state.apply(rng.choice(state.legal_actions()))
             steps += 1
         games += 1
-    return _result("common_cause/engine", steps, games, time.perf_counter() - start)
+    return result("common_cause/engine", steps, games, time.perf_counter() - start)
 
 
 def _rss_mb() -> float:
@@ -99,15 +93,7 @@ def memory_profile(total_steps: int, seed: int = 0) -> dict:
     every = max(1, total_steps // 10)
     steps = 0
     while steps < total_steps:
-        e.reset(seed=rng.randrange(2**31))
-        for _agent in e.agent_iter():
-            obs, _rew, term, trunc, _info = e.last()
-            if term or trunc:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[rng.randrange(len(legal))])
-            e.step(action)
+        for _ in random_game(e, rng):
             steps += 1
             if steps % every == 0:
                 samples.append(round(_rss_mb(), 1))

@@ -27,7 +27,7 @@ import numpy as np
 DEFAULT_SECONDS = 10.0
 
 
-def _result(name: str, steps: int, games: int, seconds: float) -> dict:
+def result(name: str, steps: int, games: int, seconds: float) -> dict:
     return {
         "name": name,
         "steps": steps,
@@ -62,7 +62,7 @@ def _bench_pyspiel(name: str, load: Callable, seconds: float, seed: int) -> dict
                 state.apply_action(legal[rng.integers(len(legal))])
                 steps += 1
         games += 1
-    return _result(name, steps, games, time.perf_counter() - start)
+    return result(name, steps, games, time.perf_counter() - start)
 
 
 def bench_openspiel_gin_rummy(seconds: float, seed: int = 0) -> dict:
@@ -101,7 +101,7 @@ def bench_rlcard_gin_rummy(seconds: float, seed: int = 0) -> dict:
             state, _player = env.step(legal[rng.integers(len(legal))])
             steps += 1
         games += 1
-    return _result(name, steps, games, time.perf_counter() - start)
+    return result(name, steps, games, time.perf_counter() - start)
 
 
 def bench_pettingzoo_hanabi(seconds: float, seed: int = 0) -> dict:
@@ -128,7 +128,7 @@ def bench_pettingzoo_hanabi(seconds: float, seed: int = 0) -> dict:
             env.step(action)
         games += 1
     env.close()
-    return _result(name, steps, games, time.perf_counter() - start)
+    return result(name, steps, games, time.perf_counter() - start)
 
 
 PEERS: list[Callable[[float], dict]] = [
