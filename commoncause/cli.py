@@ -288,6 +288,22 @@ def run_replay(args: argparse.Namespace) -> int:
     return replay.run(args)
 
 
+# ------------------------------------------------------------------ analyze
+
+
+def _analyze_arguments(p: argparse.ArgumentParser) -> None:
+    from commoncause import analyze
+
+    analyze.add_arguments(p)
+
+
+def run_analyze(args: argparse.Namespace) -> int:
+    """Measure a team's communication through discards; write a report with plots."""
+    from commoncause import analyze
+
+    return analyze.run(args)
+
+
 # ----------------------------------------------------------------- registry
 
 SUBCOMMANDS: dict[str, Subcommand] = {
@@ -320,6 +336,11 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         help="step through a recorded game (both hands, or one seat's view)",
         add_arguments=_replay_arguments,
         run=run_replay,
+    ),
+    "analyze": Subcommand(
+        help="measure a team's signalling and listening through discards (report + plots)",
+        add_arguments=_analyze_arguments,
+        run=run_analyze,
     ),
 }
 
