@@ -72,10 +72,21 @@ def policy_from_checkpoint(data: dict):
     return policy
 
 
+ILLEGAL_LOGIT = -1e8
+"""The logit of an illegal move: its probability is exactly 0 and it gets no gradient."""
+
+
 def masked_logits(policy, obs, mask):
     """Action logits of ``policy`` for a batch, illegal moves at -1e8 (torch tensors)."""
     latent_pi = policy.mlp_extractor.forward_actor(policy.extract_features(obs))
-    return policy.action_net(latent_pi).masked_fill(~mask, -1e8)
+    return policy.action_net(latent_pi).masked_fill(~mask, ILLEGAL_LOGIT)
+
+
+def masked_logits_and_values(policy, obs, mask):
+    """``masked_logits`` and the value estimates (flat) from one pass of the shared layer."""
+    latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
+    logits = policy.action_net(latent_pi).masked_fill(~mask, ILLEGAL_LOGIT)
+    return logits, policy.value_net(latent_vf).flatten()
 
 
 class PolicyAgent:

@@ -130,3 +130,145 @@ def test_bad_config_is_rejected_before_training(tmp_path: Path, capsys):
     assert main(["train", "--config", str(config)]) == 2
     assert "learning_rate" in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()
+
+
+# --- the PyTorch trainer (trainer: torch) ----------------------------------------------
+@pytest.fixture(scope="module")
+def torch_run(tmp_path_factory) -> Path:
+    """One smoke run of the real train command with the PyTorch PPO."""
+    tmp = tmp_path_factory.mktemp("train_torch")
+    config = smoke_config(tmp, trainer="torch")
+    assert main(["train", "--config", str(config), "--run-name", "smoke"]) == 0
+    return tmp / "runs" / "smoke"
+
+
+def test_torch_trainer_writes_checkpoints_and_logs(torch_run: Path):
+    ckpt = torch_run / "checkpoints"
+    for name in ("best.pt", "best.json", "last.pt", "last.json", "step_256.pt"):
+        assert (ckpt / name).is_file(), name
+    assert (torch_run / "curve.png").is_file()
+    assert list(torch_run.glob("events.out.tfevents.*"))
+    card = json.loads((ckpt / "best.json").read_text())
+    assert card["config"]["trainer"] == "torch" and "train/ppo.py" in card["model"]
+    assert set(card["final_comparison"]) == {"trained", "baseline", "trained+baseline"}
+    last = load_checkpoint(ckpt / "last.pt")
+    assert last["num_timesteps"] == 512 and last["optimizer"]["state"]
+    agent = PolicyAgent(ckpt / "best.pt")  # the same network: the usual agent plays it
+    for view in random_views(10, seed=2):
+        assert agent.act(view) in view.legal_actions()
+
+
+def test_torch_trainer_resume_continues_the_step_count(tmp_path: Path):
+    config = smoke_config(tmp_path, trainer="torch", total_steps=256, checkpoint_interval=10_000)
+    assert main(["train", "--config", str(config), "--run-name", "r"]) == 0
+    last = tmp_path / "runs" / "r" / "checkpoints" / "last.pt"
+    first = load_checkpoint(last)
+    assert first["num_timesteps"] == 256
+    adam_steps = float(first["optimizer"]["state"][0]["step"])
+    assert main(["train", "--resume", str(last), "--total-steps", "512"]) == 0
+    resumed = load_checkpoint(last)
+    assert resumed["num_timesteps"] == 512 and resumed["config"]["trainer"] == "torch"
+    assert float(resumed["optimizer"]["state"][0]["step"]) > adam_steps  # optimizer carried on
+    assert [e["step"] for e in resumed["evaluations"]][-1] == 512
+
+
+def test_gumbel_sampling_is_legal_and_follows_the_softmax():
+    from train.ppo import sample_masked
+
+    gen = torch.Generator().manual_seed(0)
+    logits = torch.randn(500, N_ACTIONS, generator=gen) * 5
+    mask = torch.rand(500, N_ACTIONS, generator=gen) < 0.003
+    mask[torch.arange(500), torch.randint(N_ACTIONS, (500,), generator=gen)] = True
+    for _ in range(5):
+        actions = sample_masked(logits, mask, gen)
+        assert mask[torch.arange(500), actions].all()
+    # one state, three legal moves: the draws follow softmax over the legal ones
+    row = torch.full((20_000, 100), 9.0)  # illegal moves with high logits never win
+    legal = torch.zeros_like(row, dtype=torch.bool)
+    legal[:, [3, 70, 99]] = True
+    row[:, [3, 70, 99]] = torch.tensor([0.0, 1.0, 2.0])
+    counts = torch.bincount(sample_masked(row, legal, gen), minlength=100)
+    assert counts.sum() == counts[[3, 70, 99]].sum()
+    expected = torch.softmax(torch.tensor([0.0, 1.0, 2.0]), 0)
+    assert torch.allclose(counts[[3, 70, 99]] / 20_000, expected, atol=0.015)
+
+
+def test_torch_rollout_actions_are_legal(tmp_path: Path):
+    from train.config import TrainConfig
+    from train.ppo import TorchPPO
+    from train.selfplay import SelfPlayEnv
+
+    class Monitor:
+        def __init__(self) -> None:
+            self.infos: list[dict] = []
+
+        def on_step(self, infos, dones) -> None:
+            self.infos += [i for i, d in zip(infos, dones, strict=True) if d]
+
+    cfg = TrainConfig(trainer="torch", n_envs=4, n_steps=100, baseline_partner_prob=0.5)
+    envs = [SelfPlayEnv(0.5, **cfg.env_kwargs()) for _ in range(4)]
+    for i, env in enumerate(envs):
+        env.reset(seed=i)
+    ppo, monitor = TorchPPO(cfg, envs, tmp_path), Monitor()
+    ppo.reset_envs()
+    ppo.collect_rollout(monitor)
+    taken = ppo.buf_mask.gather(2, ppo.buf_actions[..., None])
+    assert taken.all() and ppo.num_timesteps == 400
+    assert monitor.infos and not any("illegal_action" in i for i in monitor.infos)
+    assert ppo.buf_dones.any()  # games ended and the envs were reset in the rollout
+
+
+def test_legal_columns_give_the_full_logits_and_gradients():
+    from agents.trained import build_policy, masked_logits_and_values
+    from train.ppo import legal_logits_and_values, masked_entropy
+
+    torch.manual_seed(0)
+    policy = build_policy(32, [16])
+    views = random_views(40, seed=3)
+    obs = torch.as_tensor(np.stack([v.observation() for v in views]))
+    mask = torch.zeros((len(views), N_ACTIONS), dtype=torch.bool)
+    for i, v in enumerate(views):
+        mask[i, v.legal_actions()] = True
+    grads = []
+    for subset in (False, True):
+        policy.zero_grad()
+        if subset:
+            columns, logits, values = legal_logits_and_values(policy, obs, mask)
+            full = torch.full((len(views), N_ACTIONS), -1e8)
+            full[:, columns] = logits.detach()
+            assert torch.allclose(full, masked_logits(policy, obs, mask), atol=1e-5)
+        else:
+            logits, values = masked_logits_and_values(policy, obs, mask)
+        log_probs = torch.log_softmax(logits, 1)
+        loss = -log_probs.max(1).values.mean() - masked_entropy(logits, log_probs).mean()
+        (loss + values.square().mean()).backward()
+        grads.append(torch.cat([p.grad.flatten() for p in policy.parameters()]))
+    assert torch.allclose(grads[0], grads[1], atol=1e-6)
+
+
+def test_gae_and_clipped_loss_match_a_hand_computed_example():
+    from train.ppo import clipped_surrogate, compute_gae
+
+    # env 0: a win on the last step; env 1: a loss on the first step, then a new game that
+    # is bootstrapped from the value after the rollout (0.5)
+    rewards = torch.tensor([[0.0, -1.0], [0.0, 0.0], [1.0, 0.0]])
+    values = torch.tensor([[0.5, 0.2], [0.6, 0.1], [0.7, -0.3]])
+    dones = torch.tensor([[False, True], [False, False], [True, False]])
+    adv, ret = compute_gae(rewards, values, dones, torch.tensor([0.9, 0.5]), 0.9, 0.8)
+    # env 0: deltas 0.04, 0.03, 0.3 -> A2 = 0.3, A1 = 0.03 + 0.72 * 0.3, A0 = 0.04 + 0.72 * A1
+    # env 1: A0 = -1.2 (game over), A2 = 0.45 + 0.3 = 0.75, A1 = -0.37 + 0.72 * 0.75
+    expected = torch.tensor([[0.21712, -1.2], [0.246, 0.17], [0.3, 0.75]])
+    assert torch.allclose(adv, expected, atol=1e-6)
+    assert torch.allclose(ret, expected + values, atol=1e-6)
+    # ratios 1.5, 0.5, 1.05, 0.5 with advantages 1, 1, -2, -1 and clip 0.2:
+    # min terms 1.2, 0.5, -2.1, -0.8 -> loss -mean = 0.3
+    ratios = torch.tensor([1.5, 0.5, 1.05, 0.5])
+    loss, ratio = clipped_surrogate(
+        ratios.log(), torch.zeros(4), torch.tensor([1.0, 1.0, -2.0, -1.0]), 0.2
+    )
+    assert torch.allclose(ratio, ratios) and abs(loss.item() - 0.3) < 1e-6
+
+
+def test_trainer_key_is_checked(tmp_path: Path, capsys):
+    assert main(["train", "--config", str(smoke_config(tmp_path, trainer="jax"))]) == 2
+    assert "trainer must be sb3 or torch" in capsys.readouterr().err

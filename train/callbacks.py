@@ -1,8 +1,16 @@
-"""The training loop's callback: progress bar, game statistics, evaluations, checkpoints."""
+"""What the training loop does besides learning: progress bar, game statistics, evaluations,
+checkpoints.
+
+``TrainingMonitor`` holds that logic and is driven by either trainer: the lean PyTorch PPO
+(``train/ppo.py``) calls ``start``, ``on_step(infos, dones)`` after every vectorised env step
+and ``on_rollout_end`` after every rollout; for sb3-contrib's MaskablePPO the
+``TrainingCallback`` forwards SB3's hooks to the same methods.
+"""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from stable_baselines3.common.callbacks import BaseCallback
@@ -10,11 +18,15 @@ from stable_baselines3.common.callbacks import BaseCallback
 from .bc import behaviour_clone
 
 
-class TrainingCallback(BaseCallback):
+class TrainingMonitor:
+    """Progress bar, episode statistics, periodic evaluation and checkpoints of a run.
+
+    Reads ``trainer.model`` (``.policy``, ``.logger``, ``.num_timesteps``), whichever trainer
+    built it."""
+
     def __init__(self, trainer) -> None:
-        super().__init__()
         self.trainer = trainer
-        cfg = trainer.config
+        self.cfg = trainer.config
         self.bar = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -29,11 +41,14 @@ class TrainingCallback(BaseCallback):
         self.next_eval = 0
         self.next_checkpoint = 0
         self.window_start = (time.perf_counter(), 0)
-        self.cfg = cfg
+
+    @property
+    def model(self):
+        return self.trainer.model
 
     # --- behaviour cloning, before the PPO loop ----------------------------------------
     def clone_baseline(self) -> None:
-        cfg, model = self.cfg, self.trainer.model
+        cfg, model = self.cfg, self.model
         task = self.bar.add_task("cloning the baseline", total=cfg.bc_games, speed="", status="")
 
         def progress(done: int, metrics: dict) -> None:
@@ -56,9 +71,10 @@ class TrainingCallback(BaseCallback):
         )
         self.bar.remove_task(task)
 
-    # --- SB3 hooks -------------------------------------------------------------------
-    def _on_training_start(self) -> None:
-        cfg, steps = self.cfg, self.model.num_timesteps
+    # --- the PPO loop ----------------------------------------------------------------
+    def start(self) -> None:
+        """Before the first rollout (fresh or resumed)."""
+        cfg, steps = self.cfg, int(self.model.num_timesteps)
         self.next_eval = (steps // cfg.eval_interval + 1) * cfg.eval_interval
         self.next_checkpoint = (steps // cfg.checkpoint_interval + 1) * cfg.checkpoint_interval
         self.window_start = (time.perf_counter(), steps)
@@ -71,8 +87,9 @@ class TrainingCallback(BaseCallback):
             status=f"best eval {best:.1%}" if best >= 0 else "",
         )
 
-    def _on_step(self) -> bool:
-        for info, done in zip(self.locals["infos"], self.locals["dones"], strict=True):
+    def on_step(self, infos: Sequence[dict], dones: Sequence[bool]) -> None:
+        """After one step of every env (``num_timesteps`` already counts it)."""
+        for info, done in zip(infos, dones, strict=True):
             if done and "result" in info:
                 self.games.append(
                     (
@@ -82,7 +99,7 @@ class TrainingCallback(BaseCallback):
                         info["baseline_partner"],
                     )
                 )
-        steps = self.model.num_timesteps
+        steps = int(self.model.num_timesteps)
         self.bar.update(self.task, completed=steps)
         if steps >= self.next_eval:
             self.next_eval += self.cfg.eval_interval
@@ -91,11 +108,11 @@ class TrainingCallback(BaseCallback):
         if steps >= self.next_checkpoint:
             self.next_checkpoint += self.cfg.checkpoint_interval
             self.trainer.save(self.trainer.checkpoints / f"step_{steps}.pt")
-        return True
 
-    def _on_rollout_end(self) -> None:
+    def on_rollout_end(self) -> None:
+        """After each rollout, before its update: speed and game statistics (recorded)."""
         logger = self.model.logger
-        now, steps = time.perf_counter(), self.model.num_timesteps
+        now, steps = time.perf_counter(), int(self.model.num_timesteps)
         start, start_steps = self.window_start
         speed = (steps - start_steps) / max(now - start, 1e-9)
         self.window_start = (now, steps)
@@ -125,3 +142,21 @@ class TrainingCallback(BaseCallback):
 
     def close(self) -> None:
         self.bar.stop()
+
+
+class TrainingCallback(BaseCallback):
+    """SB3's hooks, forwarded to a ``TrainingMonitor``."""
+
+    def __init__(self, monitor: TrainingMonitor) -> None:
+        super().__init__()
+        self.monitor = monitor
+
+    def _on_training_start(self) -> None:
+        self.monitor.start()
+
+    def _on_step(self) -> bool:
+        self.monitor.on_step(self.locals["infos"], self.locals["dones"])
+        return True
+
+    def _on_rollout_end(self) -> None:
+        self.monitor.on_rollout_end()

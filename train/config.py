@@ -52,13 +52,17 @@ class TrainConfig:
     bc_learning_rate: float = 1e-3
     """Adam learning rate for cloning."""
 
-    # --- self-play with MaskablePPO -------------------------------------------------
+    # --- self-play PPO -------------------------------------------------------------
+    trainer: str = "sb3"
+    """PPO implementation: sb3 (sb3-contrib MaskablePPO) or torch (the lean masked PPO of
+    train/ppo.py: same network, games, hyperparameters and checkpoints, ~5x the steps/s)."""
     total_steps: int = 1_000_000
     """Learner decisions (env steps) of self-play PPO."""
     n_envs: int = 8
     """Parallel self-play games."""
     vec_env: str = "subproc"
-    """subproc (worker processes, both cores) or dummy (one process)."""
+    """subproc (worker processes, both cores) or dummy (one process); sb3 trainer only (the
+    torch trainer steps its envs in-process)."""
     n_steps: int = 256
     """Steps per env per rollout."""
     batch_size: int = 512
@@ -139,6 +143,8 @@ class TrainConfig:
             raise ValueError("config gamma must be in (0, 1] and gae_lambda in [0, 1]")
         if not 0 <= self.baseline_partner_prob <= 1:
             raise ValueError("config baseline_partner_prob must be in [0, 1]")
+        if self.trainer not in ("sb3", "torch"):
+            raise ValueError(f"config trainer must be sb3 or torch, got {self.trainer!r}")
         if self.vec_env not in ("subproc", "dummy"):
             raise ValueError(f"config vec_env must be subproc or dummy, got {self.vec_env!r}")
         if self.activation not in ("tanh", "relu"):

@@ -1,4 +1,8 @@
-"""Self-play training: behaviour cloning of the baseline, then MaskablePPO self-play.
+"""Self-play training: behaviour cloning of the baseline, then self-play PPO.
+
+The PPO is sb3-contrib's MaskablePPO (``trainer: sb3``) or the lean masked PPO of
+``train/ppo.py`` (``trainer: torch``); both train the same network and write the same
+checkpoints, logs and model cards.
 
 A run lives in ``{out_dir}/{run_name}/``: TensorBoard events (metric groups ``team/``,
 ``game/``, ``bc/``, ``time/`` and SB3's ``train/`` and ``rollout/``), ``checkpoints/``
@@ -28,6 +32,7 @@ from envs.common_cause.observer import OBS_SIZE
 from .config import TrainConfig, config_from_dict
 
 BASELINE_TEAM = ("baseline", "baseline")
+TRAINERS = {"sb3": "sb3-contrib MaskablePPO", "torch": "masked PPO in PyTorch, train/ppo.py"}
 
 
 def package_versions() -> dict:
@@ -116,6 +121,8 @@ class Trainer:
             return make
 
         fns = [factory(i) for i in range(cfg.n_envs)]
+        if cfg.trainer == "torch":  # a plain list, stepped in-process by train/ppo.py
+            return [make() for make in fns]
         if cfg.vec_env == "subproc" and cfg.n_envs > 1:
             return SubprocVecEnv(fns, start_method="fork")
         return DummyVecEnv(fns)
@@ -128,6 +135,10 @@ class Trainer:
         from agents.networks import policy_kwargs
 
         cfg = self.config
+        if cfg.trainer == "torch":
+            from .ppo import TorchPPO
+
+            return TorchPPO(cfg, self.env, self.run_dir)
         torch.set_num_threads(cfg.torch_threads)
 
         def learning_rate(progress_remaining: float) -> float:
@@ -190,7 +201,7 @@ class Trainer:
     def model_card(self, steps: int) -> dict:
         cfg = self.config
         return {
-            "model": "Common Cause self-play policy (sb3-contrib MaskablePPO, one for both seats)",
+            "model": f"Common Cause self-play policy ({TRAINERS[cfg.trainer]}, one for both seats)",
             "run_name": self.state.run_name,
             "env_version": ENV_VERSION,
             "observation_size": OBS_SIZE,
@@ -268,14 +279,14 @@ class Trainer:
 
     # ------------------------------------------------------------------------------
     def run(self) -> dict:
-        from .callbacks import TrainingCallback
+        from .callbacks import TrainingCallback, TrainingMonitor
 
         cfg = self.config
         self.env = self._make_env()
         self.model = self._make_model()
         started = time.perf_counter()
         seconds_before = self.state.seconds
-        callback = TrainingCallback(self)
+        monitor = TrainingMonitor(self)
         try:
             if self.resume_data is not None:
                 self.model.policy.load_state_dict(self.resume_data["policy"])
@@ -284,27 +295,31 @@ class Trainer:
                 self.say(f"resuming {self.state.run_name} at step {self.model.num_timesteps:,}")
             else:
                 if cfg.bc_games:
-                    callback.clone_baseline()
+                    monitor.clone_baseline()
                 self.evaluate_now(cfg.eval_games)
             remaining = cfg.total_steps - int(self.model.num_timesteps)
             if remaining > 0:
-                self.model.learn(
-                    total_timesteps=remaining,
-                    callback=callback,
-                    reset_num_timesteps=False,
-                    progress_bar=False,
-                )
-                callback.close()
+                if cfg.trainer == "torch":
+                    self.model.learn(cfg.total_steps, monitor)
+                else:
+                    self.model.learn(
+                        total_timesteps=remaining,
+                        callback=TrainingCallback(monitor),
+                        reset_num_timesteps=False,
+                        progress_bar=False,
+                    )
+                monitor.close()
                 self.state.seconds = seconds_before + time.perf_counter() - started
                 self.evaluate_now(cfg.eval_games)
         except KeyboardInterrupt:
-            callback.close()
+            monitor.close()
             self.state.seconds = seconds_before + time.perf_counter() - started
             path = self.save(self.checkpoints / "last.pt")
             self.say(f"interrupted at step {self.model.num_timesteps:,}; saved {path}")
             self.say(f"resume with: commoncause train --resume {path}")
             raise
         finally:
+            monitor.close()
             self._close_env()
         self.state.seconds = seconds_before + time.perf_counter() - started
         if not (self.checkpoints / "best.pt").exists():
@@ -321,5 +336,7 @@ class Trainer:
 
     def _close_env(self) -> None:
         # the workers may already be gone (Ctrl-C reaches them too)
+        envs = self.env if isinstance(self.env, list) else [self.env]
         with contextlib.suppress(EOFError, BrokenPipeError, ConnectionResetError):
-            self.env.close()
+            for env in envs:
+                env.close()

@@ -1,0 +1,131 @@
+"""Training speed: env steps per second of self-play PPO, SB3 against the PyTorch trainer.
+
+Runs the real ``Trainer`` objects of each trainer (``trainer: sb3`` and ``trainer: torch``)
+with a config's settings (``--config``, default configs/normal.yaml) for ``--steps`` env
+steps, without behaviour cloning, evaluations or checkpoints, from an untrained policy or
+``--checkpoint``'s, and times the whole PPO loop (rollouts and updates together) and its
+parts: per rollout (of it, inside the envs) and per update. ``--rounds`` alternates the
+trainers so both meet the same machine load; the load average before each run is printed
+(other work on the machine lowers the figures). Run:
+``python bench/bench_train.py [--steps 50000] [--rounds 2] [--trainers sb3 torch]
+[--checkpoint best.pt] [--json out.json]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from train.callbacks import TrainingCallback, TrainingMonitor  # noqa: E402
+from train.config import load_config  # noqa: E402
+from train.trainer import Trainer  # noqa: E402
+
+
+def _timed(fn, totals: dict, key: str):
+    def wrapper(*args, **kwargs):
+        started = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            totals[key] += time.perf_counter() - started
+            totals[key + "_calls"] += 1
+
+    return wrapper
+
+
+def measure(config, trainer_name: str, steps: int, out_dir: str, weights=None) -> dict:
+    cfg = replace(config, trainer=trainer_name, bc_games=0, total_steps=steps,
+                  eval_interval=10**12, checkpoint_interval=10**12, out_dir=out_dir)  # fmt: skip
+    trainer = Trainer(cfg, run_name=f"bench_{trainer_name}_{time.time_ns()}", say=lambda *_: None)
+    trainer.env = trainer._make_env()
+    model = trainer.model = trainer._make_model()
+    if weights is not None:
+        model.policy.load_state_dict(weights)
+    totals = {k: 0.0 for k in ("rollout", "rollout_calls", "update", "update_calls", "env",
+                               "env_calls")}  # fmt: skip
+    if trainer_name == "torch":
+        model.collect_rollout = _timed(model.collect_rollout, totals, "rollout")
+        model.update = _timed(model.update, totals, "update")
+    else:
+        model.collect_rollouts = _timed(model.collect_rollouts, totals, "rollout")
+        model.train = _timed(model.train, totals, "update")
+        model.env.step = _timed(model.env.step, totals, "env")
+    monitor = TrainingMonitor(trainer)
+    monitor.bar.stop()  # no progress display while timing
+    load = os.getloadavg()[0]
+    started = time.perf_counter()
+    if trainer_name == "torch":
+        model.learn(cfg.total_steps, monitor)
+    else:
+        model.learn(cfg.total_steps, callback=TrainingCallback(monitor), progress_bar=False)
+    seconds = time.perf_counter() - started
+    monitor.close()
+    trainer._close_env()
+    if trainer_name == "torch":
+        totals["env"] = model.timing["env_s"]
+    rollouts = max(1, int(totals["rollout_calls"]))
+    updates = max(1, int(totals["update_calls"]))
+    done = int(model.num_timesteps)
+    return {
+        "trainer": trainer_name,
+        "steps": done,
+        "seconds": round(seconds, 2),
+        "steps_per_s": done / seconds,
+        "rollout_steps": cfg.n_envs * cfg.n_steps,
+        "per_rollout_s": totals["rollout"] / rollouts,
+        "per_rollout_env_s": totals["env"] / rollouts,
+        "per_update_s": totals["update"] / updates,
+        "load_before": load,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default="configs/normal.yaml")
+    parser.add_argument("--steps", type=int, default=50_000)
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--trainers", nargs="+", default=["sb3", "torch"])
+    parser.add_argument("--checkpoint", help="start from this policy (e.g. a cloned one)")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    config = load_config(args.config)
+    weights = None
+    if args.checkpoint:
+        from agents.trained import load_checkpoint
+
+        data = load_checkpoint(args.checkpoint)
+        weights = data["policy"]
+        config = replace(config, features_dim=data["features_dim"], net_arch=data["net_arch"],
+                         activation=data["activation"])  # fmt: skip
+    results = []
+    with tempfile.TemporaryDirectory() as out_dir:
+        for _ in range(args.rounds):
+            for name in args.trainers:
+                r = measure(config, name, args.steps, out_dir, weights)
+                results.append(r)
+                print(f"{name:>5}: {r['steps_per_s']:7.0f} steps/s ({r['steps']} steps in "
+                      f"{r['seconds']:.1f} s); per rollout of {r['rollout_steps']} steps "
+                      f"{r['per_rollout_s']:.3f} s (envs {r['per_rollout_env_s']:.3f} s), "
+                      f"per update {r['per_update_s']:.3f} s; load before {r['load_before']:.2f}",
+                      flush=True)  # fmt: skip
+    start = args.checkpoint or "an untrained policy"
+    print(f"config {args.config}, torch threads {config.torch_threads}, from {start}")
+    for name in args.trainers:
+        speeds = [r["steps_per_s"] for r in results if r["trainer"] == name]
+        print(f"{name:>5}: mean {statistics.mean(speeds):.0f} steps/s over {len(speeds)} run(s)")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

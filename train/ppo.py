@@ -1,0 +1,312 @@
+"""A lean masked PPO in plain PyTorch (``trainer: torch``), for speed on a CPU.
+
+It trains the same network as the SB3 path (``agents.trained.build_policy``, an sb3-contrib
+``MaskableActorCriticPolicy``, used through its modules) on the same ``SelfPlayEnv`` games,
+with the same PPO as sb3-contrib's MaskablePPO: GAE, advantages normalised per minibatch,
+the clipped surrogate, the value loss, an entropy bonus over the legal moves only, gradient
+clipping, Adam (eps 1e-5) with the config's linear learning-rate decay, and the update
+stopped early once the approximate KL passes 1.5 * ``target_kl``. Checkpoints of either
+trainer load into the other.
+
+Where it saves time over SB3 (~5x the env steps per second with configs/normal.yaml on
+one core; ``bench/bench_train.py`` measures both): the envs are a plain list stepped
+in-process (no ``VecEnv`` copies, auto-reset here); the policy runs once per step on all
+envs; moves are sampled by Gumbel-max (no ``Categorical``, no ``multinomial``, no argument
+checks); the action head is computed only on the moves legal somewhere in the batch (~700
+of 4445 in a minibatch of 512; exactly the same loss and gradients, see
+``legal_logits_and_values``); one ``log_softmax`` per minibatch gives the log-probabilities,
+the entropy and the KL; Adam is the fused one (one pass over the parameters).
+
+The object handed to the ``Trainer`` has what it reads of an SB3 model: ``policy`` (with
+``policy.optimizer``), ``num_timesteps`` and ``logger`` (SB3's TensorBoard logger, so the
+metric names are the same: ``train/entropy_loss``, ``train/policy_gradient_loss``,
+``train/value_loss``, ``train/approx_kl``, ``train/clip_fraction``,
+``train/learning_rate``...). The ``TrainingMonitor`` (progress bar, game statistics,
+evaluations, checkpoints) is called after every vectorised step and every rollout.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from agents.trained import ILLEGAL_LOGIT, build_policy
+from envs.common_cause.actions import N_ACTIONS
+from envs.common_cause.observer import OBS_SIZE
+
+from .config import TrainConfig
+
+
+# --- the pieces of PPO, as plain functions (unit-tested) ----------------------------------
+def compute_gae(
+    rewards: torch.Tensor,
+    values: torch.Tensor,
+    dones: torch.Tensor,
+    last_values: torch.Tensor,
+    gamma: float,
+    gae_lambda: float,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Generalised advantage estimates and returns of a rollout.
+
+    ``rewards``, ``values`` and ``dones`` are (steps, envs): ``dones[t]`` says the game
+    ended with step ``t`` (the env was reset after it), so nothing is bootstrapped across it;
+    ``last_values`` (envs,) are the values of the observations after the last step.
+    Returns ``(advantages, returns)`` with ``returns = advantages + values``."""
+    steps = rewards.shape[0]
+    advantages = torch.zeros_like(rewards)
+    not_done = 1.0 - dones.to(rewards.dtype)
+    next_value = last_values
+    running = torch.zeros_like(last_values)
+    for t in range(steps - 1, -1, -1):
+        delta = rewards[t] + gamma * next_value * not_done[t] - values[t]
+        running = delta + gamma * gae_lambda * not_done[t] * running
+        advantages[t] = running
+        next_value = values[t]
+    return advantages, advantages + values
+
+
+def clipped_surrogate(
+    log_probs: torch.Tensor, old_log_probs: torch.Tensor, advantages: torch.Tensor, clip: float
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """PPO's clipped policy loss ``-mean(min(r A, clip(r, 1-c, 1+c) A))`` and the ratios."""
+    ratio = torch.exp(log_probs - old_log_probs)
+    unclipped = advantages * ratio
+    clipped = advantages * torch.clamp(ratio, 1.0 - clip, 1.0 + clip)
+    return -torch.min(unclipped, clipped).mean(), ratio
+
+
+def sample_masked(logits: torch.Tensor, mask: torch.Tensor, generator=None) -> torch.Tensor:
+    """One move per row, drawn from softmax(logits) over the legal moves by Gumbel-max:
+    ``argmax(logits + Gumbel noise)`` with illegal moves at -inf (never chosen)."""
+    noise = torch.empty_like(logits).exponential_(generator=generator)  # -log E ~ Gumbel
+    scores = (logits - noise.log_()).masked_fill_(~mask, float("-inf"))
+    return scores.argmax(dim=1)
+
+
+def legal_logits_and_values(
+    policy, obs: torch.Tensor, mask: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``masked_logits`` and the values of a batch, with the action head computed only on
+    the moves legal somewhere in the batch.
+
+    Returns ``(columns, logits, values)``: ``logits[:, j]`` is ``masked_logits(...)[:, columns[j]]``
+    (illegal entries at -1e8). The columns left out are illegal in every row: in the full
+    computation their probability is exactly 0 and they get no gradient, so the softmax,
+    log-probabilities, entropy, loss and gradients (zero rows of ``action_net``'s gradient
+    included) are the same, at a fraction of the cost (a batch of 512 decisions has ~700 of
+    the 4445 moves legal somewhere)."""
+    columns = mask.any(dim=0).nonzero()[:, 0]
+    latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
+    head = policy.action_net
+    logits = F.linear(latent_pi, head.weight[columns], head.bias[columns])
+    logits = logits.masked_fill(~mask[:, columns], ILLEGAL_LOGIT)
+    return columns, logits, policy.value_net(latent_vf).flatten()
+
+
+def masked_entropy(logits: torch.Tensor, log_probs: torch.Tensor) -> torch.Tensor:
+    """Entropy per row of softmax(logits) whose illegal entries are at -1e8: their
+    probability is exactly 0, so they add nothing (the entropy over the legal moves).
+
+    (``softmax`` rather than ``log_probs.exp()``: elementwise ``exp`` of -1e8 takes a slow
+    path on the CPU, ~10x slower.)"""
+    return -(F.softmax(logits, dim=1) * log_probs).sum(dim=1)
+
+
+# --- the trainer ----------------------------------------------------------------------
+class TorchPPO:
+    """Masked PPO over a list of ``SelfPlayEnv``; quacks like the SB3 model for ``Trainer``."""
+
+    def __init__(self, config: TrainConfig, envs: list, run_dir: str | Path) -> None:
+        from stable_baselines3.common.logger import configure
+
+        cfg = self.config = config
+        torch.set_num_threads(cfg.torch_threads)
+        torch.manual_seed(cfg.seed)
+        self.envs = envs
+        self.policy = build_policy(cfg.features_dim, cfg.net_arch, cfg.activation)
+        # as SB3 does: Adam with eps 1e-5 on the policy object, the rate set before updates;
+        # fused (one pass over the parameters: ~15x faster than the default on the CPU)
+        self.policy.optimizer = torch.optim.Adam(
+            self.policy.parameters(), lr=cfg.learning_rate, eps=1e-5, fused=True
+        )
+        self.num_timesteps = 0
+        self.n_updates = 0
+        self.logger = configure(str(run_dir), ["tensorboard"])
+        self.generator = torch.Generator()
+        n, t = len(envs), cfg.n_steps
+        self._obs = np.zeros((n, OBS_SIZE), dtype=np.float32)  # the envs' current decisions
+        self._mask = np.zeros((n, N_ACTIONS), dtype=bool)
+        self._started = False
+        # the rollout buffer, (steps, envs, ...)
+        self.buf_obs = torch.zeros((t, n, OBS_SIZE))
+        self.buf_mask = torch.zeros((t, n, N_ACTIONS), dtype=torch.bool)
+        self.buf_actions = torch.zeros((t, n), dtype=torch.long)
+        self.buf_log_probs = torch.zeros((t, n))
+        self.buf_values = torch.zeros((t, n))
+        self.buf_rewards = torch.zeros((t, n))
+        self.buf_dones = torch.zeros((t, n), dtype=torch.bool)
+        self.timing = {"rollout_s": 0.0, "env_s": 0.0, "update_s": 0.0, "rollouts": 0}
+        self.last_rollout = (0.0, 0.0)  # seconds of the last rollout, of them in the envs
+
+    # ------------------------------------------------------------------------------
+    def learning_rate(self) -> float:
+        """The config's rate, decayed linearly over total_steps (SB3's progress_remaining)."""
+        cfg = self.config
+        if not cfg.lr_decay:
+            return cfg.learning_rate
+        return cfg.learning_rate * max(0.0, 1.0 - self.num_timesteps / cfg.total_steps)
+
+    def learn(self, total_steps: int, monitor) -> None:
+        """Rollouts and updates until ``num_timesteps`` reaches ``total_steps``."""
+        # a resumed run draws other moves than the first leg (its envs deal other games too)
+        self.generator.manual_seed(self.config.seed * 1_000_003 + self.num_timesteps)
+        if not self._started:
+            self.reset_envs()
+        for group in self.policy.optimizer.param_groups:  # an SB3 checkpoint's state says not
+            group["fused"], group["foreach"] = True, False
+        monitor.start()
+        while self.num_timesteps < total_steps:
+            self.collect_rollout(monitor)
+            monitor.on_rollout_end()
+            self.update()
+            self.logger.record("time/total_timesteps", self.num_timesteps)
+            self.logger.dump(self.num_timesteps)
+
+    def reset_envs(self) -> None:
+        """Start a game in every env (they were seeded when made)."""
+        for i, env in enumerate(self.envs):
+            obs, _ = env.reset()
+            self._obs[i] = obs
+            self._mask[i] = env.action_masks()
+        self._started = True
+
+    def collect_rollout(self, monitor) -> None:
+        """``n_steps`` steps of every env into the buffer, then advantages and returns."""
+        cfg, policy, envs = self.config, self.policy, self.envs
+        started = time.perf_counter()
+        env_seconds = 0.0
+        policy.set_training_mode(False)
+        obs_t, mask_t = torch.from_numpy(self._obs), torch.from_numpy(self._mask)
+        n = len(envs)
+        rewards = np.zeros(n, dtype=np.float32)
+        dones = [False] * n
+        for t in range(cfg.n_steps):
+            self.buf_obs[t].copy_(obs_t)
+            self.buf_mask[t].copy_(mask_t)
+            with torch.no_grad():
+                columns, logits, values = legal_logits_and_values(policy, obs_t, mask_t)
+                choice = sample_masked(logits, mask_t[:, columns], self.generator)
+                log_probs = logits.gather(1, choice[:, None])[:, 0] - logits.logsumexp(dim=1)
+                actions = columns[choice]
+            self.buf_actions[t] = actions
+            self.buf_log_probs[t] = log_probs
+            self.buf_values[t] = values
+            env_started = time.perf_counter()
+            infos = [{}] * n
+            for i, (env, action) in enumerate(zip(envs, actions.tolist(), strict=True)):
+                obs, reward, terminated, truncated, info = env.step(action)
+                rewards[i] = reward
+                dones[i] = done = terminated or truncated
+                if done:
+                    infos[i] = info
+                    obs, _ = env.reset()
+                self._obs[i] = obs
+                self._mask[i] = env.action_masks()
+            env_seconds += time.perf_counter() - env_started
+            self.buf_rewards[t] = torch.from_numpy(rewards)
+            self.buf_dones[t] = torch.tensor(dones)
+            self.num_timesteps += n
+            monitor.on_step(infos, dones)
+        with torch.no_grad():
+            _, _, last_values = legal_logits_and_values(policy, obs_t, mask_t)
+        self.advantages, self.returns = compute_gae(
+            self.buf_rewards, self.buf_values, self.buf_dones, last_values,
+            cfg.gamma, cfg.gae_lambda,
+        )  # fmt: skip
+        self.last_rollout = (time.perf_counter() - started, env_seconds)
+        self.timing["rollout_s"] += self.last_rollout[0]
+        self.timing["env_s"] += env_seconds
+        self.timing["rollouts"] += 1
+
+    def update(self) -> None:
+        """``n_epochs`` passes of minibatches over the rollout (or fewer: ``target_kl``)."""
+        cfg, policy = self.config, self.policy
+        started = time.perf_counter()
+        lr = self.learning_rate()
+        for group in policy.optimizer.param_groups:
+            group["lr"] = lr
+        policy.set_training_mode(True)
+        size = cfg.n_steps * len(self.envs)
+        obs = self.buf_obs.view(size, OBS_SIZE)
+        mask = self.buf_mask.view(size, N_ACTIONS)
+        actions = self.buf_actions.view(size)
+        old_log_probs = self.buf_log_probs.view(size)
+        advantages = self.advantages.view(size)
+        returns = self.returns.view(size)
+        pg_losses, value_losses, entropy_losses, clip_fractions, kls = [], [], [], [], []
+        loss = torch.zeros(())
+        position = torch.zeros(N_ACTIONS, dtype=torch.long)  # move -> column of the batch
+        stop = False
+        epochs = 0
+        for _ in range(cfg.n_epochs):
+            order = torch.randperm(size, generator=self.generator)
+            for start in range(0, size, cfg.batch_size):
+                idx = order[start : start + cfg.batch_size]
+                columns, logits, values = legal_logits_and_values(policy, obs[idx], mask[idx])
+                position[columns] = torch.arange(len(columns))
+                log_probs_all = F.log_softmax(logits, dim=1)
+                log_probs = log_probs_all.gather(1, position[actions[idx], None])[:, 0]
+                entropy = masked_entropy(logits, log_probs_all)
+                adv = advantages[idx]
+                if len(idx) > 1:
+                    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                policy_loss, ratio = clipped_surrogate(
+                    log_probs, old_log_probs[idx], adv, cfg.clip_range
+                )
+                value_loss = F.mse_loss(returns[idx], values)
+                entropy_loss = -entropy.mean()
+                loss = policy_loss + cfg.ent_coef * entropy_loss + cfg.vf_coef * value_loss
+                with torch.no_grad():
+                    log_ratio = log_probs - old_log_probs[idx]
+                    approx_kl = float(((ratio - 1) - log_ratio).mean())
+                    clip_fraction = float(((ratio - 1).abs() > cfg.clip_range).float().mean())
+                pg_losses.append(policy_loss.item())
+                value_losses.append(value_loss.item())
+                entropy_losses.append(entropy_loss.item())
+                clip_fractions.append(clip_fraction)
+                kls.append(approx_kl)
+                if cfg.target_kl is not None and approx_kl > 1.5 * cfg.target_kl:
+                    stop = True
+                    break
+                policy.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
+                policy.optimizer.step()
+            epochs += 1
+            if stop:
+                break
+        policy.set_training_mode(False)
+        self.n_updates += epochs
+        values, rets = self.buf_values.flatten(), self.returns.flatten()
+        var = float(rets.var(correction=0))
+        explained = float("nan") if var == 0 else 1 - float((rets - values).var(correction=0)) / var
+        seconds = time.perf_counter() - started
+        self.timing["update_s"] += seconds
+        log = self.logger.record
+        log("train/learning_rate", lr)
+        log("train/entropy_loss", float(np.mean(entropy_losses)))
+        log("train/policy_gradient_loss", float(np.mean(pg_losses)))
+        log("train/value_loss", float(np.mean(value_losses)))
+        log("train/approx_kl", float(np.mean(kls)))
+        log("train/clip_fraction", float(np.mean(clip_fractions)))
+        log("train/loss", loss.item())
+        log("train/explained_variance", explained)
+        log("train/n_updates", self.n_updates)
+        log("train/clip_range", cfg.clip_range)
+        log("time/update_s", seconds)
+        log("time/rollout_s", self.last_rollout[0])
+        log("time/rollout_env_s", self.last_rollout[1])
