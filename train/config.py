@@ -42,6 +42,10 @@ class TrainConfig:
     activation: str = "tanh"
     """Hidden activation: tanh or relu."""
 
+    init_from: str | None = None
+    """Start from this checkpoint's policy weights (a new run: no cloning, a fresh optimizer;
+    the network shape must match)."""
+
     # --- behaviour cloning of the baseline (before self-play) ----------------------
     bc_games: int = 20000
     """Baseline games whose decisions are imitated first (0: start from scratch)."""
@@ -127,6 +131,16 @@ class TrainConfig:
 
     def validate(self) -> None:
         self.game_config()  # level, stock size, variants
+        if self.init_from is not None:
+            from agents.trained import load_checkpoint
+
+            start = load_checkpoint(self.init_from)
+            shape = (start["features_dim"], list(start["net_arch"]), start["activation"])
+            if shape != (self.features_dim, list(self.net_arch), self.activation):
+                raise ValueError(
+                    f"config init_from {self.init_from} has the network {shape}, the config "
+                    f"{(self.features_dim, list(self.net_arch), self.activation)}"
+                )
         positive = ("features_dim", "n_envs", "n_steps", "batch_size", "n_epochs",
                     "eval_interval", "eval_games", "final_eval_games", "checkpoint_interval",
                     "torch_threads", "bc_epochs", "bc_batch_size")  # fmt: skip

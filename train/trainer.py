@@ -294,7 +294,11 @@ class Trainer:
                 self.model.num_timesteps = int(self.resume_data["num_timesteps"])
                 self.say(f"resuming {self.state.run_name} at step {self.model.num_timesteps:,}")
             else:
-                if cfg.bc_games:
+                if cfg.init_from:
+                    start = load_checkpoint(cfg.init_from)
+                    self.model.policy.load_state_dict(start["policy"])
+                    self.say(f"starting from the policy of {cfg.init_from}")
+                elif cfg.bc_games:
                     monitor.clone_baseline()
                 self.evaluate_now(cfg.eval_games)
             remaining = cfg.total_steps - int(self.model.num_timesteps)
