@@ -272,3 +272,18 @@ def test_gae_and_clipped_loss_match_a_hand_computed_example():
 def test_trainer_key_is_checked(tmp_path: Path, capsys):
     assert main(["train", "--config", str(smoke_config(tmp_path, trainer="jax"))]) == 2
     assert "trainer must be sb3 or torch" in capsys.readouterr().err
+
+
+def test_init_from_starts_a_new_run_from_a_checkpoint(trained_run: Path, tmp_path: Path, capsys):
+    best = trained_run / "checkpoints" / "best.pt"
+    config = smoke_config(tmp_path, init_from=str(best), bc_games=0, total_steps=256)
+    assert main(["train", "--config", str(config), "--run-name", "from_best"]) == 0
+    assert "starting from the policy of" in capsys.readouterr().out
+    new = load_checkpoint(tmp_path / "runs" / "from_best" / "checkpoints" / "last.pt")
+    assert new["run_name"] == "from_best" and new["evaluations"][0]["step"] == 0
+    # the step-0 evaluation plays the start policy on the same deals: the same result
+    start_eval = load_checkpoint(best)["evaluations"][-1]
+    assert new["evaluations"][0]["win_rate"] == start_eval["win_rate"]
+    wrong = smoke_config(tmp_path, init_from=str(best), features_dim=64)
+    assert main(["train", "--config", str(wrong)]) == 2
+    assert "has the network" in capsys.readouterr().err
