@@ -30,13 +30,13 @@ measures how much each one moves the win rate (README, "Baseline").
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from dataclasses import dataclass, fields
 
 from envs.common_cause.actions import (
     ACTIONS,
     COMPLETE,
     COMPLETIONS,
-    DISCARD,
     DISCARD_BASE,
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -44,11 +44,12 @@ from envs.common_cause.actions import (
     NEIGHBOURS,
     PAIR,
     START,
+    START_BASE,
     START_LOOKUP,
     STARTS,
     SWAP,
 )
-from envs.common_cause.cards import JOKER, N_STANDARD
+from envs.common_cause.cards import HIGH_ACE_POSITION, JOKER, N_STANDARD
 from envs.common_cause.rules import DRAW_PHASE
 from envs.common_cause.seat import SeatView
 
@@ -57,8 +58,25 @@ LINKED: list[list[int]] = [
     [d for d in range(N_STANDARD) if START_LOOKUP[c * N_STANDARD + d] >= 0]
     for c in range(N_STANDARD)
 ]
+LINKED_SETS: list[frozenset[int]] = [frozenset(linked) for linked in LINKED]
 _KIND_ORDER = {PAIR: 0, NEIGHBOURS: 1}
 _STANDARD_CARDS = frozenset(range(N_STANDARD))
+
+# Lookup tables for speed (the decisions are those of the plain definitions in the methods).
+_KIND = [info.kind for info in ACTIONS]
+_CARD = [info.card for info in ACTIONS]
+_ORIGIN = [info.origin for info in ACTIONS]
+_START_CARDS = [shape.cards for shape in STARTS]
+# _COMPLETERS[max position][sid]: the real cards that complete start sid.
+_COMPLETERS = {
+    mp: [
+        tuple(c for _, c, _, pos in options if c != JOKER and pos <= mp) for options in COMPLETIONS
+    ]
+    for mp in (13, HIGH_ACE_POSITION)
+}
+_KIND_BONUS = [0.01 * (2 - _KIND_ORDER.get(shape.kind, 2)) for shape in STARTS]
+# _COMPLETION_CARDS[sid]: every card type that completes start sid (any position).
+_COMPLETION_CARDS = [frozenset(c for _, c, _, _ in options) for options in COMPLETIONS]
 
 
 @dataclass(frozen=True)
@@ -130,6 +148,8 @@ class BaselineAgent:
             return placement
         return self._discard(view, legal)
 
+    # The methods below are written for speed; each docstring gives the plain rule.
+
     # ---------------------------------------------------------------------------
     def _take_discard(self, view: SeatView) -> bool:
         if not view.discard_pile:
@@ -142,75 +162,99 @@ class BaselineAgent:
         if self.options.take_discard == "no_start" or top >= N_STANDARD:
             return False
         # "direct": also to lay it in a new open start with a held card
-        return len(view.my_starts) < view.config.max_open_starts and any(
-            h < N_STANDARD and START_LOOKUP[top * N_STANDARD + h] >= 0 for h in view.hand
-        )
+        return len(view.my_starts) < view.config.max_open_starts and not LINKED_SETS[
+            top
+        ].isdisjoint(view.hand)
 
     @staticmethod
     def _fits_without_own_start(view: SeatView, card: int) -> bool:
+        """A joker; a card that completes a partner's start; or a real card a complete meld
+        takes now: on a set of its rank with fewer than 4 cards or a joker, at an open end
+        of a run of its suit, or in place of a run's joker standing for it (the meld's
+        ``offers``: the card lies on the discard pile, so it is in no meld)."""
         if card >= N_STANDARD:
             return True
         for sid in view.partner_starts:
-            if any(c == card for _, c, _, _ in COMPLETIONS[sid]):
+            if card in _COMPLETION_CARDS[sid]:
                 return True
         maxpos = view.config.max_position
         for m in view.melds:
-            if m.is_set:
-                if m.rank == card % 13 and (len(m.cards) < 4 or m.jokers):
-                    return True
-            elif m.suit == card // 13:
-                ends = m.open_ends(maxpos)
-                if any(card % 13 == (p - 1) % 13 for p in ends):
-                    return True
-                if any(c == card for _, c in m.stand_ins()):
+            for c, _ in m.offers(maxpos):
+                if c == card:
                     return True
         return False
 
     def _placement(self, view: SeatView, legal: list[int]) -> int:
         """The best placement by (rank, start score), or -1 to discard. Ranks: complete a
         partner's start with a real card 1, lay off a real card 2, swap 3, open start 4,
-        complete with a joker 5, lay off a joker 6; a taken discard goes first within a rank."""
+        complete with a joker 5, lay off a joker 6; a taken discard goes first within a rank,
+        then the higher score (open starts: ``_start_score``; joker completions: fewer unseen
+        real completing cards), then the lower action id.
+
+        Ranks are looked at in order, so a start is scored only when no placement of ranks
+        1-3 exists."""
         pending = view.pending
-        pending_type = min(pending, JOKER) if pending >= 0 else -2
-        hold = self.options.jokers == "hold"
-        best, best_key = -1, None
-        for a in legal:
-            info = ACTIONS[a]
-            kind = info.kind
-            score = 0.0
-            if kind == DISCARD:
-                continue
-            if kind == COMPLETE:
-                if info.card != JOKER:
-                    rank = 1
-                elif hold and not self._joker_completion_wanted(view, info.origin):
-                    continue
-                else:
-                    rank = 5  # the joker goes to the start least likely to be completed
-                    score = -self._unseen_completers(view, info.origin)
-            elif kind == LAYOFF:
-                if info.card != JOKER:
-                    rank = 2
-                elif hold and any(c < N_STANDARD for c in view.hand):
-                    continue
-                else:
-                    rank = 6
-            elif kind == SWAP:
-                rank = 3
-            else:  # START
-                rank = 4
-                if self.options.start_choice == "best":
-                    score = self._start_score(view, info.origin)
+        pending_type = (pending if pending < N_STANDARD else JOKER) if pending >= 0 else -2
+        first = bisect_left(legal, START_BASE)  # legal ids ascend: discards come first
+        if first == len(legal):
+            return -1
+        kinds, cards = _KIND, _CARD
+        completes: list[int] = []
+        layoffs: list[int] = []
+        swaps: list[int] = []
+        starts: list[int] = []
+        joker_completes: list[int] = []
+        joker_layoffs: list[int] = []
+        for i in range(first, len(legal)):
+            a = legal[i]
+            kind = kinds[a]
             if kind == START:
-                uses_pending = pending in STARTS[info.origin].cards
-            else:
-                uses_pending = info.card == pending_type
-            key = (rank, not uses_pending, -score, a)
-            if best_key is None or key < best_key:
-                best, best_key = a, key
-        if best < 0 and pending >= 0:  # the taken card must be placed: any legal placement
-            return next(a for a in legal if ACTIONS[a].kind != DISCARD)
-        return best
+                starts.append(a)
+            elif kind == COMPLETE:
+                (completes if cards[a] != JOKER else joker_completes).append(a)
+            elif kind == LAYOFF:
+                (layoffs if cards[a] != JOKER else joker_layoffs).append(a)
+            elif kind == SWAP:
+                swaps.append(a)
+        for group in (completes, layoffs, swaps):
+            if group:
+                for a in group:
+                    if cards[a] == pending_type:
+                        return a
+                return group[0]
+        if starts:
+            if pending >= 0:
+                with_pending = [a for a in starts if pending in _START_CARDS[_ORIGIN[a]]]
+                if with_pending:
+                    starts = with_pending
+            if self.options.start_choice != "best" or len(starts) == 1:
+                return starts[0]
+            best, best_score = -1, 0.0
+            for a in starts:
+                score = self._start_score(view, _ORIGIN[a])
+                if best < 0 or score > best_score:
+                    best, best_score = a, score
+            return best
+        hold = self.options.jokers == "hold"
+        if joker_completes:
+            # with jokers=hold, a joker completes a start only when the hand holds nothing
+            # else, the stock is nearly gone (2 cards) or no real completing card is unseen
+            free = not hold or view.stock_size <= 2 or all(c >= N_STANDARD for c in view.hand)
+            best, fewest = -1, 0
+            for a in joker_completes:
+                unseen = self._unseen_completers(view, _ORIGIN[a])
+                if not free and unseen:
+                    continue
+                # the joker goes to the start least likely to be completed otherwise
+                if best < 0 or unseen < fewest:
+                    best, fewest = a, unseen
+            if best >= 0:
+                return best
+        if joker_layoffs and not (hold and any(c < N_STANDARD for c in view.hand)):
+            return joker_layoffs[0]
+        if pending >= 0:  # the taken card must be placed: any legal placement
+            return legal[first]
+        return -1
 
     def _unseen(self, view: SeatView) -> tuple[set[int], int]:
         """Cards this player has not seen anywhere (they are in the partner's hand, the stock
@@ -220,15 +264,16 @@ class BaselineAgent:
         seen = set(view.discard_pile)
         seen.update(view.hand)
         jokers_seen = (N_STANDARD in seen) + (N_STANDARD + 1 in seen)
-        jokers_seen += sum(m.jokers for m in view.melds)
+        for m in view.melds:
+            jokers_seen += m.jokers
         unseen = _STANDARD_CARDS.difference(seen, view.table_cards)
         self._unseen_now = (unseen, 2 - jokers_seen)
         return self._unseen_now
 
     @staticmethod
-    def _completers(view: SeatView, sid: int) -> list[int]:
-        maxpos = view.config.max_position
-        return [c for _, c, _, pos in COMPLETIONS[sid] if c != JOKER and pos <= maxpos]
+    def _completers(view: SeatView, sid: int) -> tuple[int, ...]:
+        """The real cards that complete start ``sid``."""
+        return _COMPLETERS[view.config.max_position][sid]
 
     def _unseen_completers(self, view: SeatView, sid: int) -> int:
         unseen, _ = self._unseen(view)
@@ -236,42 +281,46 @@ class BaselineAgent:
 
     def _start_score(self, view: SeatView, sid: int) -> float:
         """A start whose completing card is in one's own hand is sure (the message discard
-        completes it): 3; else 1 per unseen completing card and 0.5 per unseen joker."""
+        completes it): 3; else 1 per unseen completing card and 0.5 per unseen joker (plus
+        0.02 for a pair, 0.01 for neighbours: the tie-break)."""
         unseen, jokers = self._unseen(view)
         completers = self._completers(view, sid)
         held = view.hand
         sure = 3 if any(c in held for c in completers) else 0
         real = sum(1 for c in completers if c in unseen)
-        kind_bonus = 0.01 * (2 - _KIND_ORDER.get(STARTS[sid].kind, 2))
-        return sure + real + 0.5 * jokers + kind_bonus
-
-    def _joker_completion_wanted(self, view: SeatView, sid: int) -> bool:
-        only_jokers = all(c >= N_STANDARD for c in view.hand)
-        return only_jokers or view.stock_size <= 2 or not self._unseen_completers(view, sid)
+        return sure + real + 0.5 * jokers + _KIND_BONUS[sid]
 
     def _discard(self, view: SeatView, legal: list[int]) -> int:
-        discards = [a for a in legal if ACTIONS[a].kind == DISCARD]
-        maxpos = view.config.max_position
-        message = {
-            c
-            for sid in view.my_starts
-            for _, c, _, pos in COMPLETIONS[sid]
-            if c != JOKER and pos <= maxpos
-        }
-        hand = view.hand
-        for a in discards:
-            if a - DISCARD_BASE in message:
-                return a
+        """A real card that completes one's own open start (the lowest such legal discard);
+        else (``discard="links"``) the real card with the fewest links: held cards it forms
+        a start with, then unseen cards it could form one with, then the higher card; a
+        joker only when the hand holds nothing else."""
+        discards = legal[: bisect_left(legal, START_BASE)]  # ids ascend: discards first
+        completers = _COMPLETERS[view.config.max_position]
+        message = {c for sid in view.my_starts for c in completers[sid]}
+        if message:
+            for a in discards:
+                if a - DISCARD_BASE in message:
+                    return a
         if self.options.discard == "random":
             return discards[self.rng.randrange(len(discards))]
-        real = [c for c in hand if c < N_STANDARD]
+        real = [c for c in view.hand if c < N_STANDARD]
         if not real:
             return discards[0]
-        unseen, _ = self._unseen(view)
         held = set(real)
-
-        def links(c: int) -> tuple[int, int, int]:
-            linked = LINKED[c]
-            return (sum(1 for d in linked if d in held), sum(1 for d in linked if d in unseen), -c)
-
-        return DISCARD_BASE + min(real, key=links)
+        fewest, tied = 99, []  # the cards with the fewest held links
+        for c in real:
+            n = len(LINKED_SETS[c] & held)
+            if n < fewest:
+                fewest, tied = n, [c]
+            elif n == fewest:
+                tied.append(c)
+        if len(tied) == 1:
+            return DISCARD_BASE + tied[0]
+        unseen, _ = self._unseen(view)
+        best, best_key = -1, None
+        for c in tied:
+            key = (len(LINKED_SETS[c] & unseen), -c)
+            if best_key is None or key < best_key:
+                best, best_key = c, key
+        return DISCARD_BASE + best

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from envs.common_cause.rules import MAX_STOCK, GameConfig
 
-from .evaluate import EvalReport, evaluate
+from .evaluate import EvalReport, evaluate, worker_pool
 
 
 @dataclass
@@ -56,10 +56,23 @@ def calibrate(
 ) -> Calibration:
     if not 0.0 <= target <= 1.0:
         raise ValueError(f"--target must be a win rate between 0 and 1, got {target}")
-    points = [
-        evaluate(team, replace(base, stock_size=s), games, seed, workers, progress=progress)
-        for s in sizes
-    ]
+    pool = worker_pool(workers) if workers > 1 else None  # one pool for every size
+    try:
+        points = [
+            evaluate(
+                team,
+                replace(base, stock_size=s),
+                games,
+                seed,
+                workers,
+                progress=progress,
+                pool=pool,
+            )
+            for s in sizes
+        ]
+    finally:
+        if pool is not None:
+            pool.shutdown()
     best = min(points, key=lambda p: (abs(p.win_rate - target), p.stock_size))
     return Calibration(team, target, games, seed, points, best.stock_size)
 

@@ -48,7 +48,8 @@ def load_checkpoint(path: str | Path) -> dict:
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # truncated file, not a torch file, unsafe content
-        raise ValueError(f"checkpoint {path} is corrupted or unreadable: {e}") from None
+        first_line = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ValueError(f"checkpoint {path} is corrupted or unreadable: {first_line}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{path} is not a Common Cause policy checkpoint ({FORMAT})")
     if data.get("obs_size") != OBS_SIZE or data.get("n_actions") != N_ACTIONS:

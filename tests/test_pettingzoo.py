@@ -16,7 +16,7 @@ from envs.common_cause import IllegalMoveError, env
 from envs.common_cause.actions import ACTIONS, DISCARD, DRAW_DISCARD, DRAW_STOCK, N_ACTIONS, START
 from envs.common_cause.cards import N_PHYSICAL, card_code, deck_codes
 from envs.common_cause.observer import OBS_SIZE, OFFSET, STATE_SIZE
-from envs.common_cause.rules import MAX_STOCK
+from envs.common_cause.rules import LEVELS, MAX_STOCK
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:.*ignoring unknown reset option",
@@ -88,7 +88,7 @@ def test_registry():
     e.reset(seed=1)
     assert e.agent_selection == "player_0"
     hard = pettingzoo.make("aec", "commoncause/common_cause-v0", level="hard", open_hands=True)
-    assert hard.unwrapped.config.stock_size == 17 and hard.unwrapped.config.open_hands
+    assert hard.unwrapped.config.stock_size == LEVELS["hard"] and hard.unwrapped.config.open_hands
     assert hard.unwrapped.metadata["name"] == "common_cause_v0"
 
 

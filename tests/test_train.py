@@ -116,7 +116,8 @@ def test_corrupted_or_missing_checkpoint_is_a_clear_error(tmp_path: Path, capsys
     bad = tmp_path / "bad.pt"
     bad.write_bytes(b"not a checkpoint")
     assert main(["eval", "--team", f"{bad},baseline", "--games", "2"]) == 2
-    assert "corrupted" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "corrupted" in err and len(err.strip().splitlines()) == 1
     assert main(["eval", "--team", f"{tmp_path / 'none.pt'},baseline", "--games", "2"]) == 2
     assert "not found" in capsys.readouterr().err
     assert main(["train", "--resume", str(bad)]) == 2

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from .actions import (
     ACTIONS,
     COMPLETE,
+    COMPLETE_BASE,
     COMPLETIONS,
     DISCARD,
     DISCARD_BASE,
@@ -31,12 +32,45 @@ from .actions import (
 from .cards import HIGH_ACE_POSITION, JOKER, N_PHYSICAL, N_STANDARD, card_at, card_code
 
 # Stock sizes per level: the one place levels are defined. The sheet gives full (33) and
-# normal (22); easy and hard are set from the baseline's calibration (see README).
-LEVELS: dict[str, int] = {"full": 33, "easy": 27, "normal": 22, "hard": 17}
+# normal (22); easy and hard are the stock sizes at which the baseline team wins closest to
+# the sheet's 82% and 31% (``commoncause calibrate``; README, "Baseline and evaluation").
+LEVELS: dict[str, int] = {"full": 33, "easy": 29, "normal": 22, "hard": 18}
 MAX_STOCK = 33
 HAND_SIZE = 10
 
 DRAW_PHASE, PLACE_PHASE = 0, 1
+
+# Lookup tables for the hot paths, per highest run position (13: ace low, 14: ace high).
+# _START_PARTNERS[mp][a]: {b: open start action id} for the cards b that lay a start with a;
+# _HIGHER_PARTNERS[mp][a]: the same as (b, action id) pairs for b > a.
+# _COMPLETION_OFFERS[mp][sid]: (card type, action id) of each way to complete start sid.
+_START_PARTNERS: dict[int, list[dict[int, int]]] = {
+    mp: [
+        {
+            b: START_BASE + sid
+            for b in range(N_STANDARD)
+            if (sid := START_LOOKUP[a * N_STANDARD + b]) >= 0
+            and (mp == HIGH_ACE_POSITION or not STARTS[sid].needs_high_ace)
+        }
+        for a in range(N_STANDARD)
+    ]
+    for mp in (13, HIGH_ACE_POSITION)
+}
+_HIGHER_PARTNERS: dict[int, list[tuple[tuple[int, int], ...]]] = {
+    mp: [tuple((b, aid) for b, aid in sorted(d.items()) if b > a) for a, d in enumerate(partners)]
+    for mp, partners in _START_PARTNERS.items()
+}
+# per action id: the card type played and the start or meld acted on (ACTIONS, flattened);
+# _START_CARDS[a]: the two cards of open start action a (a < COMPLETE_BASE).
+_CARD = [info.card for info in ACTIONS]
+_ORIGIN = [info.origin for info in ACTIONS]
+_START_CARDS = [STARTS[info.origin].cards if info.kind == START else () for info in ACTIONS]
+_COMPLETION_OFFERS: dict[int, list[tuple[tuple[int, int], ...]]] = {
+    mp: [
+        tuple((card, aid) for aid, card, _, pos in options if pos <= mp) for options in COMPLETIONS
+    ]
+    for mp in (13, HIGH_ACE_POSITION)
+}
 
 
 class IllegalMoveError(ValueError):
@@ -156,7 +190,16 @@ class Meld:
         return self.lo + len(self.cards) - 1
 
     def copy(self) -> Meld:
-        return Meld(self.origin, list(self.cards), self.lo)
+        new = Meld.__new__(Meld)
+        new.origin = self.origin
+        new.is_set = self.is_set
+        new.rank = self.rank
+        new.suit = self.suit
+        new.lo = self.lo
+        new.cards = list(self.cards)
+        new.jokers = self.jokers
+        new._offers = self._offers  # replaced, never changed in place: safe to share
+        return new
 
     def missing_suit_cards(self) -> list[int]:
         """Set only: the real cards of its rank whose suit is not in the set."""
@@ -301,7 +344,7 @@ class GameState:
         return moves + self._discards(p)
 
     def _discards(self, p: int) -> list[int]:
-        types = {min(c, JOKER) for c in self.hands[p]}
+        types = {c if c < N_STANDARD else JOKER for c in self.hands[p]}
         if self.config.signal_rule:
             signals = types & self._own_completers(p)
             if signals:
@@ -319,75 +362,104 @@ class GameState:
         }
 
     def _placements(self, p: int) -> list[int]:
-        """Player p's legal placements: open starts from the hand, then every way the table
-        takes a held card (``_table_offers``)."""
+        """Player p's legal placements, in no particular order: open starts from the hand,
+        then every way the table takes a held card (completions of the partner's starts,
+        and each meld's ``offers``)."""
         cfg = self.config
+        maxpos = cfg.max_position
         hand = self.hands[p]
-        held = set(hand)
-        jokers = N_STANDARD in held or N_STANDARD + 1 in held
+        held = set(hand)  # card types held (and the physical joker 53, which no offer names)
+        if N_STANDARD + 1 in held:
+            held.add(JOKER)
         out: list[int] = []
         if len(self.starts[p]) < cfg.max_open_starts:
-            high_ace = cfg.max_position == HIGH_ACE_POSITION
-            real = [c for c in hand if c < N_STANDARD]
-            for i, a in enumerate(real):
-                base = a * N_STANDARD
-                for b in real[i + 1 :]:
-                    sid = START_LOOKUP[base + b]
-                    if sid >= 0 and (high_ace or not STARTS[sid].needs_high_ace):
-                        out.append(START_BASE + sid)
-        out.extend(
-            aid
-            for card, aid in self._table_offers(p)
-            if (jokers if card == JOKER else card in held)
-        )
-        return out
-
-    def _table_offers(self, p: int) -> list[tuple[int, int]]:
-        """(card type needed, action id) for every completion of the partner's starts, lay-off
-        and swap the table allows now."""
-        maxpos = self.config.max_position
-        offers = [
-            (card, aid)
-            for sid in self.starts[1 - p]
-            for aid, card, _, pos in COMPLETIONS[sid]
-            if pos <= maxpos
-        ]
+            partners = _HIGHER_PARTNERS[maxpos]
+            for a in hand:
+                if a < N_STANDARD:
+                    for b, aid in partners[a]:
+                        if b in held:
+                            out.append(aid)
+        offers = _COMPLETION_OFFERS[maxpos]
+        for sid in self.starts[1 - p]:
+            for card, aid in offers[sid]:
+                if card in held:
+                    out.append(aid)
         for m in self.melds:
-            offers.extend(m.offers(maxpos))
-        return offers
+            meld_offers = m._offers  # (inlined cache look-up of m.offers)
+            if meld_offers is None:
+                meld_offers = m.offers(maxpos)
+            for card, aid in meld_offers:
+                if card in held:
+                    out.append(aid)
+        return out
 
     def _keeping_pending_placeable(self, moves: list[int]) -> list[int]:
         """With a taken discard x still to place: the placements that place x or leave a way
         to place it. A move that leaves one of x's direct ways untouched (another start or
-        meld; for a new start with x, no new start and not the held partner card) keeps it;
-        the others are played out on a copy."""
+        meld; for a new start with x, a held partner card it does not use and, if it is a new
+        start, a free place for one more) keeps it; the others are played out on a copy."""
         x = self.pending
         x_type = min(x, JOKER)
         targets: set[int] = set()  # partner starts and melds x goes on directly
         partners: set[int] = set()  # held cards x makes a new open start with
         for a in moves:
-            info = ACTIONS[a]
-            if info.kind == START:
-                c1, c2 = STARTS[info.origin].cards
-                if x in (c1, c2):
-                    partners.add(c2 if c1 == x else c1)
-            elif info.card == x_type:
-                targets.add(info.origin)
+            if a < COMPLETE_BASE:  # an open start
+                c1, c2 = _START_CARDS[a]
+                if x == c1:
+                    partners.add(c2)
+                elif x == c2:
+                    partners.add(c1)
+            elif _CARD[a] == x_type:
+                targets.add(_ORIGIN[a])
+        room = len(self.starts[self.current]) + 1 < self.config.max_open_starts
         kept = []
         for a in moves:
-            info = ACTIONS[a]
-            places_x = x in STARTS[info.origin].cards if info.kind == START else info.card == x_type
+            if a < COMPLETE_BASE:
+                cards = _START_CARDS[a]
+                places_x = x in cards
+                keeps_partner = room and any(h not in cards for h in partners)
+            else:
+                card = _CARD[a]
+                places_x = card == x_type
+                keeps_partner = any(h != card for h in partners)
             if (
                 places_x
-                or any(t != info.origin for t in targets)
-                or (info.kind != START and any(h != info.card for h in partners))
+                or keeps_partner
+                or (targets and any(t != _ORIGIN[a] for t in targets))
                 or self._still_placeable_after(a)
             ):
                 kept.append(a)
         return kept
 
+    def _placement_copy(self, action: int) -> GameState:
+        """A copy of this state on which the placement ``action`` may be applied, for looking
+        ahead: it copies only what a placement changes (hands, open starts, the meld it
+        touches, table cards, history) and shares the rest (stock, put-aside cards, discard
+        pile and log, the other melds), which a placement never changes."""
+        new = GameState.__new__(GameState)
+        new.__dict__.update(self.__dict__)
+        hands, starts = self.hands, self.starts
+        new.hands = [list(hands[0]), list(hands[1])]
+        new.starts = [list(starts[0]), list(starts[1])]
+        new.start_order = list(self.start_order)
+        new.table_cards = set(self.table_cards)
+        new.history = list(self.history)
+        new.view_cache = {}
+        new._legal = None
+        info = ACTIONS[action]
+        if info.kind == COMPLETE:
+            new.melds = list(self.melds)
+            new.meld_of = dict(self.meld_of)
+        elif info.kind == LAYOFF or info.kind == SWAP:
+            old = self.meld_of[info.origin]
+            meld = old.copy()
+            new.melds = [meld if m is old else m for m in self.melds]
+            new.meld_of = dict(self.meld_of)
+            new.meld_of[info.origin] = meld
+        return new
+
     def _still_placeable_after(self, action: int) -> bool:
-        after = self.clone()
+        after = self._placement_copy(action)
         after._apply_unchecked(action)
         if after.pending < 0 or after.result is not None:
             return True
@@ -506,7 +578,6 @@ class GameState:
 
     def _apply_unchecked(self, action: int) -> None:
         p = self.current
-        info = ACTIONS[action]
         self._legal = None
         self.history.append((p, action))
         if action == DRAW_STOCK:
@@ -515,7 +586,8 @@ class GameState:
                 self.loss_reason = "the stock is empty and the top discard cannot be placed"
                 return
             self.hands[p].append(self.stock.pop())
-            self._begin_placing()
+            self.turns += 1  # (_begin_placing, inlined)
+            self.phase = PLACE_PHASE
             return
         if action == DRAW_DISCARD:
             card = self.discard.pop()
@@ -527,6 +599,7 @@ class GameState:
             self.pickups += 1
             self._begin_placing()
             return
+        info = ACTIONS[action]
         if info.kind == DISCARD:
             card = self._take(p, info.card)
             self.discard.append(card)
@@ -598,7 +671,7 @@ class GameState:
     def _after_placement(self, p: int) -> None:
         if self.pending >= 0 and self.pending not in self.hands[p]:
             self.pending = -1
-        if self._check_win() or self._check_early_loss():
+        if self._check_win() or (self.config.early_loss and self._check_early_loss()):
             return
         if not self.hands[p]:
             self._end_turn()
@@ -613,7 +686,8 @@ class GameState:
     def _end_turn(self) -> None:
         self.current ^= 1
         self.phase = DRAW_PHASE
-        self._check_early_loss()
+        if self.config.early_loss:
+            self._check_early_loss()
 
     # ----------------------------------------------------------------------------------
     # the optional early loss: an open start that public information shows to be dead
