@@ -111,11 +111,17 @@ class PolicyAgent:
         """The policy's move probabilities (zero on illegal moves)."""
         import torch
 
+        legal = view.legal_actions()
         obs = torch.as_tensor(view.observation()).unsqueeze(0)
-        mask = torch.zeros((1, N_ACTIONS), dtype=torch.bool)
-        mask[0, view.legal_actions()] = True
-        with torch.no_grad():
-            return torch.softmax(masked_logits(self.policy, obs, mask), dim=1)[0].numpy()
+        policy = self.policy
+        with torch.no_grad():  # the action head only on the legal moves: the same softmax
+            latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs))[0]
+            rows = torch.as_tensor(legal)
+            head = policy.action_net
+            logits = torch.mv(head.weight[rows], latent) + head.bias[rows]
+            probs = np.zeros(N_ACTIONS, dtype=np.float32)
+            probs[legal] = torch.softmax(logits, dim=0).numpy()
+        return probs
 
     def act(self, view: SeatView) -> int:
         import torch
