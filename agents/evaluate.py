@@ -111,6 +111,19 @@ def wilson_interval(wins: int, games: int, z: float = 1.959964) -> tuple[float, 
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def paired_difference(a, b, z: float = 1.959964) -> dict:
+    """Mean of a - b over the same deals (win indicators, or any per-game figure), with a
+    normal 95% interval of the paired differences."""
+    d = [float(x) - float(y) for x, y in zip(a, b, strict=True)]
+    n = len(d)
+    mean = sum(d) / n
+    if n < 2:
+        return {"value": mean, "ci95": [float("nan"), float("nan")], "n": n}
+    var = sum((x - mean) ** 2 for x in d) / (n - 1)
+    half = z * math.sqrt(var / n)
+    return {"value": mean, "ci95": [mean - half, mean + half], "n": n}
+
+
 @dataclass
 class EvalReport:
     team: tuple[str, str]

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.evaluate import deal_seed, make_agent, parse_team, wilson_interval
+from agents.evaluate import deal_seed, make_agent, paired_difference, parse_team, wilson_interval
 from agents.interventions import (
     CATEGORY_NAMES,
     CONTEXT_SIZE,
@@ -248,14 +248,6 @@ def rate(wins: int | float, n: int) -> dict:
         "count": wins,
         "n": n,
     }
-
-
-def paired_difference(a: np.ndarray, b: np.ndarray) -> dict:
-    """Mean of a - b over the same deals, with a normal 95% interval."""
-    d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
-    mean = float(d.mean())
-    half = Z * float(d.std(ddof=1)) / math.sqrt(len(d)) if len(d) > 1 else float("nan")
-    return {"value": mean, "ci95": [mean - half, mean + half], "n": len(d)}
 
 
 def cluster_mean(values: list[float], games: list[int], n_games: int, seed: int = 0) -> dict:

@@ -130,6 +130,9 @@ def _progress(total: int, what: str):
 
 def _eval_arguments(p: argparse.ArgumentParser) -> None:
     _team_arguments(p, default_games=2000)
+    p.add_argument(
+        "--compare", help="a second team played on the same deals; prints the paired difference"
+    )
     _game_arguments(p)
 
 
@@ -140,32 +143,52 @@ def run_eval(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from agents.evaluate import evaluate, parse_team
+    from agents.evaluate import evaluate, paired_difference, parse_team
 
-    team = parse_team(args.team)
+    teams = [parse_team(args.team)] + ([parse_team(args.compare)] if args.compare else [])
     config = _config(args)
     level = args.level if args.stock_size is None else f"stock {args.stock_size}"
-    bar, advance = _progress(args.games, f"{'+'.join(team)} on {level}")
-    with bar:
-        report = evaluate(team, config, args.games, args.seed, args.workers, level, advance)
-    table = Table(title=f"Common Cause - {'+'.join(team)} - {level} (stock {config.stock_size})")
-    for column in ("games", "wins", "win rate", "95% interval", "turns", "pickups", "games/s"):
+    reports = []
+    for team in teams:
+        bar, advance = _progress(args.games, f"{'+'.join(team)} on {level}")
+        with bar:
+            reports.append(
+                evaluate(team, config, args.games, args.seed, args.workers, level, advance)
+            )
+    table = Table(title=f"Common Cause - {level} (stock {config.stock_size}), seed {args.seed}")
+    columns = ("team", "games", "wins", "win rate", "95% interval", "turns", "pickups", "games/s")
+    for column in columns:
         table.add_column(column, justify="right")
-    low, high = report.ci95
-    table.add_row(
-        f"{report.games:,}",
-        f"{report.wins:,}",
-        f"{report.win_rate:.1%}",
-        f"{low:.1%} - {high:.1%}",
-        f"{report.mean_turns:.2f}",
-        f"{report.mean_discard_pickups:.2f}",
-        f"{report.games_per_second:,.0f}",
-    )
+    for report in reports:
+        low, high = report.ci95
+        table.add_row(
+            "+".join(report.team),
+            f"{report.games:,}",
+            f"{report.wins:,}",
+            f"{report.win_rate:.1%}",
+            f"{low:.1%} - {high:.1%}",
+            f"{report.mean_turns:.2f}",
+            f"{report.mean_discard_pickups:.2f}",
+            f"{report.games_per_second:,.0f}",
+        )
     Console().print(table)
     print("turns: one player's draw-place-discard; pickups: turns that took the top discard")
+    data = reports[0].to_json()
+    if len(reports) == 2:
+        diff = paired_difference(
+            [o.win for o in reports[0].outcomes], [o.win for o in reports[1].outcomes]
+        )
+        low, high = diff["ci95"]
+        print(
+            f"difference {'+'.join(teams[0])} - {'+'.join(teams[1])}: "
+            f"{100 * diff['value']:+.1f} points [{100 * low:+.1f}, {100 * high:+.1f}] "
+            f"(95%, paired over the same {diff['n']:,} deals)"
+        )
+        data["compare"] = reports[1].to_json()
+        data["difference"] = diff
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report.to_json(), indent=2) + "\n")
+        args.json.write_text(json.dumps(data, indent=2) + "\n")
         print(f"wrote {args.json}")
     return 0
 

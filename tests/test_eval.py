@@ -133,3 +133,13 @@ def test_random_team_wins_far_less_than_the_baseline():
     rand = evaluate(("random", "random"), config, 200, seed=1, workers=1)
     assert baseline.win_rate > 0.35 and rand.win_rate < 0.05
     assert baseline.wins - rand.wins > 60
+
+
+def test_compare_reports_the_paired_difference(tmp_path, capsys):
+    data = run_eval(tmp_path, "cmp", "--team", "random,random", "--compare", "baseline,baseline")
+    assert data["compare"]["team"] == ["baseline", "baseline"]
+    diff = data["difference"]
+    expected = (data["wins"] - data["compare"]["wins"]) / data["games"]
+    assert diff["n"] == 40 and abs(diff["value"] - expected) < 1e-12
+    assert diff["ci95"][0] <= diff["value"] <= diff["ci95"][1]
+    assert "paired over the same 40 deals" in capsys.readouterr().out
