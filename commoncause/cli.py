@@ -327,6 +327,21 @@ def run_analyze(args: argparse.Namespace) -> int:
     return analyze.run(args)
 
 
+def _export_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("source", type=Path, help="a run's checkpoint (runs/NAME/checkpoints/best.pt)")
+    p.add_argument("--out", type=Path, default=Path("checkpoints/normal"), help="folder")
+    p.add_argument("--lineage", action="append", default=[], help="a line of provenance")
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """Ship a checkpoint: weights without optimizer state, model card and training curve."""
+    from train.export import export_checkpoint
+
+    target = export_checkpoint(args.source, args.out, args.lineage)
+    print(f"wrote {target} ({target.stat().st_size / 2**20:.1f} MB), best.json, curve.png")
+    return 0
+
+
 # ----------------------------------------------------------------- registry
 
 SUBCOMMANDS: dict[str, Subcommand] = {
@@ -344,6 +359,11 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         help="train partners by behaviour cloning and self-play (MaskablePPO)",
         add_arguments=_train_arguments,
         run=run_train,
+    ),
+    "export": Subcommand(
+        help="ship a run's checkpoint (weights only) with its model card and curve",
+        add_arguments=_export_arguments,
+        run=run_export,
     ),
     "calibrate": Subcommand(
         help="find the stock size that gives a team a target win rate",

@@ -288,3 +288,17 @@ def test_init_from_starts_a_new_run_from_a_checkpoint(trained_run: Path, tmp_pat
     wrong = smoke_config(tmp_path, init_from=str(best), features_dim=64)
     assert main(["train", "--config", str(wrong)]) == 2
     assert "has the network" in capsys.readouterr().err
+
+
+def test_export_ships_weights_only_with_card_and_curve(trained_run: Path, tmp_path: Path):
+    best = trained_run / "checkpoints" / "best.pt"
+    out = tmp_path / "shipped"
+    assert main(["export", str(best), "--out", str(out), "--lineage", "smoke test"]) == 0
+    shipped = load_checkpoint(out / "best.pt")
+    assert "optimizer" not in shipped
+    assert (out / "best.pt").stat().st_size < best.stat().st_size
+    card = json.loads((out / "best.json").read_text())
+    assert card["lineage"] == ["smoke test"] and card["steps"] == shipped["num_timesteps"]
+    assert (out / "curve.png").stat().st_size > 1000
+    for view in random_views(10, seed=2):  # the same policy
+        assert PolicyAgent(out / "best.pt").act(view) == PolicyAgent(best).act(view)

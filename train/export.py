@@ -1,0 +1,37 @@
+"""Export a run's checkpoint as a small shipped policy (weights only, no optimizer state)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from agents.trained import load_checkpoint
+
+from .curve import plot_training_curve
+
+SHIPPED_KEYS = ("format", "env_version", "obs_size", "n_actions", "features_dim", "net_arch",
+                "activation", "policy", "num_timesteps", "config", "run_name", "evaluations",
+                "best_win_rate", "seconds")  # fmt: skip
+
+
+def export_checkpoint(source: str | Path, out_dir: str | Path, lineage: list[str] = ()) -> Path:
+    """Write ``out_dir/best.pt`` (policy weights and metadata, no optimizer), its model card
+    ``best.json`` (the run's card, with ``lineage`` added) and ``curve.png`` (the run's
+    evaluations up to this checkpoint)."""
+    import torch
+
+    source, out_dir = Path(source), Path(out_dir)
+    data = load_checkpoint(source)
+    shipped = {key: data[key] for key in SHIPPED_KEYS if key in data}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / "best.pt"
+    tmp = target.with_suffix(".tmp")
+    torch.save(shipped, tmp)
+    os.replace(tmp, target)
+    card_path = source.with_suffix(".json")
+    card = json.loads(card_path.read_text()) if card_path.is_file() else {}
+    card |= {"exported_from": str(source), "lineage": list(lineage), "steps": data["num_timesteps"]}
+    (out_dir / "best.json").write_text(json.dumps(card, indent=2) + "\n")
+    plot_training_curve(data["evaluations"], out_dir / "curve.png", data["run_name"])
+    return target
