@@ -47,7 +47,8 @@ def random_game(e, rng: random.Random):
         if term or trunc:
             e.step(None)
             continue
-        legal = np.flatnonzero(obs["action_mask"])
+        # the int8 mask read as booleans: numpy's nonzero is ~8x faster on bool
+        legal = obs["action_mask"].view(np.bool_).nonzero()[0]
         e.step(int(legal[rng.randrange(len(legal))]))
         yield
 

@@ -123,7 +123,8 @@ def bench_pettingzoo_hanabi(seconds: float, seed: int = 0) -> dict:
             if term or trunc:
                 action = None
             else:
-                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+                legal = obs["action_mask"].astype(np.bool_).nonzero()[0]  # as for ours
+                action = int(legal[rng.integers(len(legal))])
                 steps += 1
             env.step(action)
         games += 1
