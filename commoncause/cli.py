@@ -406,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code or 0)
     try:
         return args._run(args)
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:  # bad input, or a file that cannot be written
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
 

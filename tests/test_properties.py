@@ -647,3 +647,32 @@ def test_empty_stock_deal_is_lost():
     state.apply(DRAW_STOCK)
     assert state.result == "loss" and state.turns == 0
     assert state.legal_actions() == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(seeds, greediness)
+def test_joker_identities_tell_nothing(seed, greedy):
+    """The two jokers look alike: exchanging them in the deck changes nothing any seat sees
+    (pile, discard history, melds), so a joker's id never tells where the other one is."""
+    deck = list(range(N_PHYSICAL))
+    random.Random(seed).shuffle(deck)
+    swapped = [{N_STANDARD: N_STANDARD + 1, N_STANDARD + 1: N_STANDARD}.get(c, c) for c in deck]
+    a, b = GameState(GameConfig(), deck), GameState(GameConfig(), swapped)
+    rng = random.Random(seed)
+
+    def public(state: GameState):
+        return (
+            list(state.discard),
+            [list(e) for e in state.discard_log],
+            [list(m.cards) for m in state.melds],
+        )
+
+    while not a.is_terminal:
+        assert public(a) == public(b)
+        assert a.legal_actions() == b.legal_actions()
+        legal = a.legal_actions()
+        placements = [x for x in legal if ACTIONS[x].kind in PLACEMENT_KINDS]
+        action = rng.choice(placements if placements and rng.random() < greedy else legal)
+        a.apply(action)
+        b.apply(action)
+    assert public(a) == public(b) and a.result == b.result

@@ -55,8 +55,10 @@ class SelfPlayEnv(gymnasium.Env):
             self.baseline_seat = int(self.np_random.integers(2))
             self.baseline.reset(int(self.np_random.integers(2**31)))
         self._advance()
-        if game.is_terminal:  # a deal lost before the learner moved: deal again
-            return self.reset(options=options)
+        if game.is_terminal:  # a deal lost before the learner moved
+            if options and "deck" in options:
+                raise ValueError("this deck is lost before the learner's first decision")
+            return self.reset()  # deal again
         return self._observe(), {}
 
     def step(self, action: int):

@@ -115,7 +115,8 @@ class Trainer:
         def factory(rank: int):
             def make():
                 env = SelfPlayEnv(cfg.baseline_partner_prob, **cfg.env_kwargs())
-                env.reset(seed=cfg.seed * 1000 + rank + int(self.resume_data is not None) * 7777)
+                resumed_at = self.resume_data["num_timesteps"] if self.resume_data else 0
+                env.reset(seed=cfg.seed * 1000 + rank + resumed_at)  # new deals per resume
                 return env
 
             return make

@@ -242,8 +242,12 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._cumulative_rewards[agent] = 0.0
         game = self.game
+        if not isinstance(action, int | np.integer):
+            raise IllegalMoveError(
+                -1, game.legal_actions(), f"an action is an int id, not {action!r}"
+            )
+        self._cumulative_rewards[agent] = 0.0
         action = int(action)
         player = game.current
         if self.render_mode is not None and action in game.legal_actions():

@@ -243,6 +243,7 @@ class GameState:
         self.discard_entry: list[int] = [0]  # index into discard_log of each pile card
         # discard_log: [card, who discarded it (-1: the turned-up card), taken from the pile]
         self.discard_log: list[list[int]] = [[deck[20], -1, 0]]
+        self.public_jokers: set[int] = set()  # jokers ever seen on the table or the pile
         self.starts: list[list[int]] = [[], []]  # open start ids per player, in laying order
         self.start_order: list[int] = []  # all open start ids in laying order
         self.melds: list[Meld] = []
@@ -260,6 +261,10 @@ class GameState:
         self.taken_entries: list[int] = []  # discard_log indices taken back, in order
         self.view_cache: dict = {}  # the seat view's cache of public planes (observer.py)
         self._legal: list[int] | None = None
+        if deck[20] >= N_STANDARD:  # a turned-up joker is the first public one: joker 52
+            if deck[20] != N_STANDARD:
+                self._swap_joker_names()
+            self.public_jokers.add(N_STANDARD)
 
     @classmethod
     def new_game(cls, config: GameConfig, seed: int | None = None) -> GameState:
@@ -297,6 +302,7 @@ class GameState:
         new.table_cards = set(self.table_cards)
         new.history = list(self.history)
         new.taken_entries = list(self.taken_entries)
+        new.public_jokers = set(self.public_jokers)
         new.view_cache = {}
         new._legal = None
         return new
@@ -435,7 +441,10 @@ class GameState:
         """A copy of this state on which the placement ``action`` may be applied, for looking
         ahead: it copies only what a placement changes (hands, open starts, the meld it
         touches, table cards, history) and shares the rest (stock, put-aside cards, discard
-        pile and log, the other melds), which a placement never changes."""
+        pile and log, the other melds), which a placement never changes, except that the
+        first joker to go public may rename the two jokers: then everything is copied."""
+        if not self.public_jokers:
+            return self.clone()
         new = GameState.__new__(GameState)
         new.__dict__.update(self.__dict__)
         hands, starts = self.hands, self.starts
@@ -443,6 +452,7 @@ class GameState:
         new.starts = [list(starts[0]), list(starts[1])]
         new.start_order = list(self.start_order)
         new.table_cards = set(self.table_cards)
+        new.public_jokers = set(self.public_jokers)
         new.history = list(self.history)
         new.view_cache = {}
         new._legal = None
@@ -564,17 +574,38 @@ class GameState:
         self._apply_unchecked(action)
 
     def _take(self, p: int, card: int) -> int:
-        """Remove a card of type ``card`` from p's hand; a joker prefers the pending one."""
+        """Remove a card of type ``card`` from p's hand to put it on the table or the pile.
+
+        The two jokers look alike, so which physical joker goes public must tell nothing
+        about the hidden one: the pending (just taken) joker first, else one whose whereabouts
+        are already public, else, when no joker has been public yet, joker 52 (renaming the
+        two if needed)."""
         hand = self.hands[p]
-        if card == JOKER:
-            if self.pending >= N_STANDARD and self.pending in hand:
-                physical = self.pending
-            else:
-                physical = max(hand)
+        if card != JOKER:
+            hand.remove(card)
+            return card
+        held = [c for c in hand if c >= N_STANDARD]
+        if self.pending in held:
+            physical = self.pending
         else:
-            physical = card
+            known = [j for j in held if j in self.public_jokers]
+            physical = known[0] if known else held[0]
+            if not self.public_jokers and physical != N_STANDARD:
+                self._swap_joker_names()
+                physical = N_STANDARD
         hand.remove(physical)
+        self.public_jokers.add(physical)
         return physical
+
+    def _swap_joker_names(self) -> None:
+        """Exchange the names 52 and 53 of the two physical jokers everywhere (only done
+        before either has been seen, so no public record changes)."""
+        other = {N_STANDARD: N_STANDARD + 1, N_STANDARD + 1: N_STANDARD}
+        for cards in (*self.hands, self.stock, self.aside, self.discard):
+            cards[:] = [other.get(c, c) for c in cards]
+        for entry in self.discard_log:
+            entry[0] = other.get(entry[0], entry[0])
+        self.pending = other.get(self.pending, self.pending)
 
     def _apply_unchecked(self, action: int) -> None:
         p = self.current
