@@ -302,3 +302,36 @@ def test_export_ships_weights_only_with_card_and_curve(trained_run: Path, tmp_pa
     assert (out / "curve.png").stat().st_size > 1000
     for view in random_views(10, seed=2):  # the same policy
         assert PolicyAgent(out / "best.pt").act(view) == PolicyAgent(best).act(view)
+
+
+def test_sigterm_saves_a_resumable_checkpoint(tmp_path: Path):
+    import subprocess
+    import sys
+    import time
+
+    config = smoke_config(tmp_path, trainer="torch", total_steps=10**8, bc_games=0)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "commoncause.cli",
+            "train",
+            "--config",
+            str(config),
+            "--run-name",
+            "stop",
+        ],  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    last = tmp_path / "runs" / "stop" / "checkpoints" / "step_256.pt"
+    deadline = time.time() + 120
+    while not last.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.5)
+    assert last.exists(), proc.communicate()[0].decode()[-2000:]
+    proc.terminate()  # SIGTERM
+    output = proc.communicate(timeout=60)[0].decode()
+    assert proc.returncode == 130, output[-2000:]
+    assert "resume with: commoncause train --resume" in output
+    saved = load_checkpoint(tmp_path / "runs" / "stop" / "checkpoints" / "last.pt")
+    assert saved["num_timesteps"] >= 256

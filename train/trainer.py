@@ -32,6 +32,23 @@ from envs.common_cause.observer import OBS_SIZE
 from .config import TrainConfig, config_from_dict
 
 BASELINE_TEAM = ("baseline", "baseline")
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def _stop_on_signals() -> None:
+    """Ctrl-C and ``kill`` (SIGTERM) both stop a run through KeyboardInterrupt, so it saves
+    ``last.pt`` first, also when started in the background (where SIGINT starts ignored)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _interrupt)
+        signal.signal(signal.SIGTERM, _interrupt)
+
+
 TRAINERS = {"sb3": "sb3-contrib MaskablePPO", "torch": "masked PPO in PyTorch, train/ppo.py"}
 
 
@@ -288,6 +305,7 @@ class Trainer:
         started = time.perf_counter()
         seconds_before = self.state.seconds
         monitor = TrainingMonitor(self)
+        _stop_on_signals()
         try:
             if self.resume_data is not None:
                 self.model.policy.load_state_dict(self.resume_data["policy"])
