@@ -28,6 +28,7 @@ from envs.common_cause.actions import (
 )
 from envs.common_cause.cards import JOKER, N_STANDARD, card_code, parse_card, sort_key, suit_of
 from envs.common_cause.notation import meld_text, move_text, start_text
+from envs.common_cause.render import variant_names
 from envs.common_cause.rules import DRAW_PHASE, GameState
 from envs.common_cause.seat import SeatView
 
@@ -79,21 +80,6 @@ def shown_text(state: GameState, action: int, viewer: int | None) -> str:
     elif action == DRAW_STOCK and state.stock and viewer in (state.current, None):
         text += f" (drew {card_code(state.stock[-1])})"
     return text
-
-
-def variant_names(state: GameState) -> list[str]:
-    cfg = state.config
-    return [
-        name
-        for name, on in (
-            ("open hands", cfg.open_hands),
-            ("ace low", cfg.ace_low),
-            ("three open starts", cfg.max_open_starts == 3),
-            ("early loss", cfg.early_loss),
-            ("signal rule", cfg.signal_rule),
-        )
-        if on
-    ]
 
 
 def title(state: GameState, level: str) -> str:

@@ -13,11 +13,10 @@ def hand_text(cards: list[int]) -> str:
     return " ".join(card_code(c) for c in sorted(cards, key=sort_key)) or "(empty)"
 
 
-def render_table(state: GameState, level: str, recent_moves: list[tuple[int, str]] = ()) -> str:
-    """Both hands, the table, the pile and the stock count; ``recent_moves`` are
-    (player, move text) pairs shown last."""
+def variant_names(state: GameState) -> list[str]:
+    """The variants and options in play, as words."""
     cfg = state.config
-    variants = [
+    return [
         name
         for name, on in (
             ("open hands", cfg.open_hands),
@@ -28,6 +27,13 @@ def render_table(state: GameState, level: str, recent_moves: list[tuple[int, str
         )
         if on
     ]
+
+
+def render_table(state: GameState, level: str, recent_moves: list[tuple[int, str]] = ()) -> str:
+    """Both hands, the table, the pile and the stock count; ``recent_moves`` are
+    (player, move text) pairs shown last."""
+    cfg = state.config
+    variants = variant_names(state)
     head = f"Common Cause - {level} (stock {cfg.stock_size})"
     if variants:
         head += " - " + ", ".join(variants)
