@@ -53,32 +53,38 @@ def random_game(e, rng: random.Random):
         yield
 
 
-def bench_aec(make, name: str, seconds: float, seed: int = 0) -> dict:
-    """The standard AEC loop with random legal actions drawn from the mask."""
-    e = make()
-    rng = random.Random(seed)
+def timed(name: str, seconds: float, play_game) -> dict:
+    """Play games (``play_game()`` returns its step count) until ``seconds`` have passed."""
     steps = games = 0
     start = time.perf_counter()
     deadline = start + seconds
     while time.perf_counter() < deadline:
-        steps += sum(1 for _ in random_game(e, rng))
+        steps += play_game()
         games += 1
     return result(name, steps, games, time.perf_counter() - start)
 
 
+def bench_aec(make, name: str, seconds: float, seed: int = 0) -> dict:
+    """The standard AEC loop with random legal actions drawn from the mask."""
+    e = make()
+    rng = random.Random(seed)
+    return timed(name, seconds, lambda: sum(1 for _ in random_game(e, rng)))
+
+
 def bench_engine(seconds: float, seed: int = 0) -> dict:
+    """The engine alone: random legal moves, no observation."""
     config = GameConfig()
     rng = random.Random(seed)
-    steps = games = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
+
+    def play_game() -> int:
         state = GameState.new_game(config, rng.randrange(2**31))
+        steps = 0
         while not state.is_terminal:
             state.apply(rng.choice(state.legal_actions()))
             steps += 1
-        games += 1
-    return result("common_cause/engine", steps, games, time.perf_counter() - start)
+        return steps
+
+    return timed("common_cause/engine", seconds, play_game)
 
 
 def _rss_mb() -> float:

@@ -270,7 +270,8 @@ def run_train(args: argparse.Namespace) -> int:
         final = trainer.run()
     except KeyboardInterrupt:
         return 130
-    table = Table(title=f"{trainer.state.run_name}: same {config.final_eval_games} deals each")
+    games = trainer.config.final_eval_games  # the checkpoint's config when resuming
+    table = Table(title=f"{trainer.state.run_name}: same {games} deals each")
     for column in ("team", "win rate", "95% interval", "turns", "pickups"):
         table.add_column(column, justify="right")
     for name, r in final.items():
@@ -356,7 +357,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         run=run_eval,
     ),
     "train": Subcommand(
-        help="train partners by behaviour cloning and self-play (MaskablePPO)",
+        help="train partners by behaviour cloning and self-play PPO",
         add_arguments=_train_arguments,
         run=run_train,
     ),
