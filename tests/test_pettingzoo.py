@@ -11,7 +11,7 @@ import pettingzoo
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
-import envs.common_cause  # noqa: F401  (registers commoncause/common_cause-v0)
+import envs.common_cause.common_cause  # noqa: F401  (registers commoncause/common_cause-v0)
 from envs.common_cause import IllegalMoveError, env
 from envs.common_cause.actions import ACTIONS, DISCARD, DRAW_DISCARD, DRAW_STOCK, N_ACTIONS, START
 from envs.common_cause.cards import N_PHYSICAL, card_code, deck_codes

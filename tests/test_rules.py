@@ -769,3 +769,25 @@ def test_terminate_illegal_wrapper_ends_the_game():
     assert all(w.terminations.values())
     assert w.rewards["player_0"] == -1 and w.rewards["player_1"] == 0
     assert w.unwrapped.game.result is None  # the game itself was not played on
+
+
+def test_engine_imports_no_rl_library():
+    """The rules engine, notation and seat view load without gymnasium, pettingzoo or torch;
+    the PettingZoo adapter loads (and registers) only when ``env`` is asked for."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "import envs.common_cause.rules, envs.common_cause.notation\n"
+        "import envs.common_cause.seat, envs.common_cause.observer, envs.common_cause.render\n"
+        "from envs.common_cause import GameConfig, LEVELS\n"
+        "rl = sorted(m for m in ('gymnasium', 'pettingzoo', 'torch') if m in sys.modules)\n"
+        "assert not rl, rl\n"
+        "from envs.common_cause import env\n"
+        "import pettingzoo\n"
+        "e = pettingzoo.make('aec', 'commoncause/common_cause-v0', level='hard')\n"
+        "assert e.unwrapped.level == 'hard', e.unwrapped.level\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
