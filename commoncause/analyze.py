@@ -512,6 +512,13 @@ def analyze(
             "win_rate": matrix,
             "ci95": cis,
         } | {k: rate(float(np.sum(v)), len(v) * games) if v else None for k, v in pooled.items()}
+        # Pairings share deals, so the gaps are paired by deal: each deal's mean over pairings.
+        per_deal = {k: np.mean(v, axis=0) for k, v in pooled.items() if v}
+        figures["cross_play"]["gaps"] = {
+            f"self_play_minus_{k}": paired_difference(per_deal["self_play"], per_deal[k])
+            for k in ("cross_play", "with_baseline")
+            if k in per_deal and "self_play" in per_deal
+        }
     else:
         figures["cross_play"] = None
     figures["meta"]["seconds"] = round(time.perf_counter() - start, 1)
@@ -545,6 +552,21 @@ def bits(d: dict | None, key: str = "mi_bits", ci: str = "mi_ci95") -> str:
 
 def rate_text(r: dict) -> str:
     return f"{pct(r['value'])} {ci_pct(r['ci95'])}"
+
+
+def reproduce_command(meta: dict) -> str:
+    """The ``commoncause analyze`` command line that recomputes these figures."""
+    parts = [
+        f"commoncause analyze --team {','.join(meta['team'])} --level {meta['level']}",
+        f"--games {meta['games']} --seed {meta['seed']}",
+    ]
+    if meta["listen_games"] != meta["games"]:
+        parts.append(f"--listen-games {meta['listen_games']}")
+    if meta["open_team"]:
+        parts.append(f"--open-team {','.join(meta['open_team'])}")
+    if meta["cross_play"]:
+        parts.append(f"--cross-play {','.join(meta['cross_play'])}")
+    return " ".join(parts)
 
 
 def headline(fig: dict) -> list[dict]:
@@ -1037,6 +1059,13 @@ def report_markdown(fig: dict) -> str:
             + ". A convention that transfers keeps cross-play close to self-play.",
             "",
         ]
+        for k, gap in cp.get("gaps", {}).items():
+            partner = k.removeprefix("self_play_minus_").replace("_", " ")
+            lines += [
+                f"- Self-play minus {partner}, paired by deal (each deal's mean over pairings): "
+                f"{pts(gap)}.",
+            ]
+        lines += [""] if cp.get("gaps") else []
     lines += [
         "## Notes",
         "",
@@ -1054,8 +1083,7 @@ def report_markdown(fig: dict) -> str:
             else "not given here, so it is reported as not available."
         ),
         f"- Everything is in `figures.json`; {meta['seconds']:.0f} s to compute. "
-        f"Reproduce: `commoncause analyze --team {','.join(meta['team'])} --level "
-        f"{level} --games {meta['games']} --seed {meta['seed']}`.",
+        f"Reproduce: `{reproduce_command(meta)}`.",
         "",
     ]
     return "\n".join(lines)

@@ -120,7 +120,7 @@ def test_analyze_trained_checkpoint_end_to_end(tiny_checkpoint, tmp_path):
     out = tmp_path / "trained"
     ck = str(tiny_checkpoint)
     args = ["analyze", "--team", f"{ck},{ck}", "--games", "12", "--listen-games", "6"]
-    args += ["--open-team", "baseline,baseline", "--cross-play", f"{ck},baseline"]
+    args += ["--open-team", "baseline,baseline", "--cross-play", f"{ck},random,baseline"]
     assert main([*args, "--workers", "1", "--out", str(out)]) == 0
     figures = check_report(out)
     assert set(figures["plots"]) == PLOTS | {"cross_play.png"}
@@ -128,7 +128,16 @@ def test_analyze_trained_checkpoint_end_to_end(tiny_checkpoint, tmp_path):
     assert {"team", "baseline", "a_with_baseline", "baseline_with_b", "open"} <= set(
         figures["win_rates"]
     )
-    assert np.array(figures["cross_play"]["win_rate"]).shape == (2, 2)
+    cross = figures["cross_play"]
+    assert np.array(cross["win_rate"]).shape == (3, 3)
+    # the paired gaps are differences of the pooled rates (pairings weigh the same per deal)
+    for partner in ("cross_play", "with_baseline"):
+        gap = cross["gaps"][f"self_play_minus_{partner}"]
+        assert gap["n"] == 12
+        assert gap["value"] == pytest.approx(cross["self_play"]["value"] - cross[partner]["value"])
+    report = (out / "report.md").read_text()
+    assert "Self-play minus cross play" in report
+    assert f"--cross-play {ck},random,baseline" in report and "--listen-games 6" in report
     listening = figures["listening"]["team"]
     assert listening["listening_games"] <= 6 and listening["response_rate_draw"]["n"] > 0
 
