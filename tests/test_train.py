@@ -46,6 +46,8 @@ def test_train_writes_checkpoints_card_curve_and_logs(trained_run: Path):
     assert card["config"]["total_steps"] == 512
     assert set(card["final_comparison"]) == {"trained", "baseline", "trained+baseline"}
     assert card["versions"]["torch"] and card["evaluations"]
+    # a checkpoint saved mid-run carries the training time up to it
+    assert json.loads((ckpt / "step_256.json").read_text())["training_seconds"] > 0
     assert load_checkpoint(ckpt / "last.pt")["num_timesteps"] == 512
 
 

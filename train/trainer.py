@@ -120,6 +120,7 @@ class Trainer:
         self.model = None
         self.env = None
         self._baseline_eval: EvalReport | None = None
+        self._clock: tuple[float, float] | None = None  # (perf_counter at start, seconds then)
 
     # ------------------------------------------------------------------------------
     def _make_env(self):
@@ -184,10 +185,17 @@ class Trainer:
         return model
 
     # ------------------------------------------------------------------------------
+    def _tick(self) -> None:
+        """Bring ``state.seconds`` (training time, summed over resumes) up to now."""
+        if self._clock is not None:
+            started, before = self._clock
+            self.state.seconds = before + time.perf_counter() - started
+
     def save(self, path: Path) -> Path:
         """Write a checkpoint and its model card atomically."""
         import torch
 
+        self._tick()
         model, cfg = self.model, self.config
         data = {
             "format": FORMAT,
@@ -302,8 +310,7 @@ class Trainer:
         cfg = self.config
         self.env = self._make_env()
         self.model = self._make_model()
-        started = time.perf_counter()
-        seconds_before = self.state.seconds
+        self._clock = (time.perf_counter(), self.state.seconds)
         monitor = TrainingMonitor(self)
         _stop_on_signals()
         try:
@@ -332,11 +339,10 @@ class Trainer:
                         progress_bar=False,
                     )
                 monitor.close()
-                self.state.seconds = seconds_before + time.perf_counter() - started
+                self._tick()
                 self.evaluate_now(cfg.eval_games)
         except KeyboardInterrupt:
             monitor.close()
-            self.state.seconds = seconds_before + time.perf_counter() - started
             path = self.save(self.checkpoints / "last.pt")
             self.say(f"interrupted at step {self.model.num_timesteps:,}; saved {path}")
             self.say(f"resume with: commoncause train --resume {path}")
@@ -344,7 +350,7 @@ class Trainer:
         finally:
             monitor.close()
             self._close_env()
-        self.state.seconds = seconds_before + time.perf_counter() - started
+        self._tick()
         if not (self.checkpoints / "best.pt").exists():
             shutil.copy(self.checkpoints / "last.pt", self.checkpoints / "best.pt")
         final = self.final_comparison()
