@@ -465,6 +465,7 @@ def analyze(
     if open_team:
         w_open = get(open_team, open_hands=True)
         win_rates["open"] = _win(w_open, f"{_name(open_team)}, open hands")
+        win_rates["open"]["vs_team"] = paired_difference(w_open.wins, get(team).wins)
         figures["efficiency"] = {
             "available": True,
             "W_open": win_rates["open"]["value"],
@@ -633,6 +634,12 @@ def headline(fig: dict) -> list[dict]:
                 f"{bits(sig[f'{k}_random_discards'].get(label))})"
             ),
             LABEL_TEXT[label],
+        )
+    if "open" in wr:
+        add(
+            "W_open: a team trained on open hands, played open",
+            f"{rate_text(wr['open'])}; vs W {pts(wr['open']['vs_team'])}",
+            "an empirical upper bound for the channel (both hands visible, stock hidden)",
         )
     eff = fig["efficiency"]
     if not eff["available"]:

@@ -125,6 +125,10 @@ def test_analyze_trained_checkpoint_end_to_end(tiny_checkpoint, tmp_path):
     figures = check_report(out)
     assert set(figures["plots"]) == PLOTS | {"cross_play.png"}
     assert figures["efficiency"]["available"]
+    w_open = figures["win_rates"]["open"]
+    assert w_open["open_hands"] and w_open["vs_team"]["value"] == pytest.approx(
+        w_open["value"] - figures["win_rates"]["team"]["value"]
+    )
     assert {"team", "baseline", "a_with_baseline", "baseline_with_b", "open"} <= set(
         figures["win_rates"]
     )
