@@ -367,9 +367,13 @@ def _win(data: RunData, label: str) -> dict:
 
 
 def short(member: str) -> str:
-    """A member's display name: a checkpoint path shortened to its last two parts."""
+    """A member's display name: a checkpoint path shortened to its folder for ``best.pt``
+    (``checkpoints/normal_seed11/best.pt``: ``normal_seed11``), else to its last two parts."""
     if member.endswith(".pt"):
-        return "/".join([p for p in Path(member).parts if p != "checkpoints"][-2:])
+        path = Path(member)
+        if path.name == "best.pt" and path.parent.name not in ("", "checkpoints"):
+            return path.parent.name
+        return "/".join([p for p in path.parts if p != "checkpoints"][-2:])
     return member
 
 
@@ -973,6 +977,38 @@ def _verdicts(fig: dict) -> list[str]:
             "discards do worse than random ones. The discard policy is built around being read: "
             "it gives away cards (the one completing one's own start) that only pay off when "
             "the partner takes them."
+        )
+    wr, eff = fig["win_rates"], fig["efficiency"]
+    if "open" in wr:
+        gap = wr["open"]["vs_team"]
+        if gap["ci95"][0] > 0:
+            lines.append(
+                f"**Open hands help:** W_open - W = {pts(gap)}; the channel recovers "
+                f"{eff['efficiency']['value']:.2f} of the open team's lead over W_blind."
+            )
+        else:
+            lines.append(
+                f"**W_open is not above W** ({pts(gap)}): the open-hands team is no stronger "
+                "than this one, so it bounds the channel only loosely. An efficiency near 1 "
+                "says this team matches the best open-hands play found, not that the channel "
+                "is perfect."
+            )
+    cp = fig["cross_play"]
+    if cp and "self_play_minus_cross_play" in cp.get("gaps", {}):
+        drop = cp["gaps"]["self_play_minus_cross_play"]
+        lead = cp["gaps"]["self_play_minus_with_baseline"]["value"]
+        kept = 1 - drop["value"] / lead if lead > 0 else float("nan")
+        verdict = (
+            "largely transfer"
+            if kept >= 0.75
+            else "partly transfer"
+            if kept >= 0.25
+            else "do not transfer"
+        )
+        lines.append(
+            f"**Cross-play: the conventions {verdict}.** Self-play minus cross-play of "
+            f"independently trained partners: {pts(drop)}; cross-play keeps {pct(kept)} of "
+            f"self-play's lead over a baseline partner ({100 * lead:+.1f} pts)."
         )
     return lines
 
