@@ -998,15 +998,16 @@ def _verdicts(fig: dict) -> list[str]:
         drop = cp["gaps"]["self_play_minus_cross_play"]
         lead = cp["gaps"]["self_play_minus_with_baseline"]["value"]
         kept = 1 - drop["value"] / lead if lead > 0 else float("nan")
-        verdict = (
-            "largely transfer"
-            if kept >= 0.75
-            else "partly transfer"
-            if kept >= 0.25
-            else "do not transfer"
-        )
+        if not math.isfinite(kept):
+            verdict = "transfer cannot be judged (self-play is not ahead of a baseline partner)"
+        elif kept >= 0.75:
+            verdict = "the conventions largely transfer"
+        elif kept >= 0.25:
+            verdict = "the conventions partly transfer"
+        else:
+            verdict = "the conventions do not transfer"
         lines.append(
-            f"**Cross-play: the conventions {verdict}.** Self-play minus cross-play of "
+            f"**Cross-play: {verdict}.** Self-play minus cross-play of "
             f"independently trained partners: {pts(drop)}; cross-play keeps {pct(kept)} of "
             f"self-play's lead over a baseline partner ({100 * lead:+.1f} pts)."
         )
