@@ -24,6 +24,7 @@ import argparse
 import json
 import math
 import re
+import shlex
 import textwrap
 import time
 from collections.abc import Callable
@@ -291,6 +292,41 @@ def efficiency(w: np.ndarray, blind: np.ndarray, w_open: np.ndarray, seed: int =
     }
 
 
+def mean_interval(values) -> dict:
+    """Mean of per-deal values with a normal 95% interval over deals."""
+    return paired_difference(values, np.zeros(len(values)))
+
+
+def pool_cross_play(wins: dict[tuple[str, str], np.ndarray], members: list[str]) -> dict:
+    """Self-play, cross-play and with-baseline win rates of the checkpoint members. Every
+    pairing plays the same deals, so each group is pooled per deal (the deal's mean over the
+    group's pairings) and its interval is over deals; the gaps are paired by deal, and
+    ``kept`` is the share of self-play's lead over a baseline partner that cross-play keeps,
+    (cross - with_baseline) / (self - with_baseline), bootstrapped over deals."""
+    ck = [m for m in members if m != "baseline"]
+    groups = {
+        "self_play": [(a, a) for a in ck],
+        "cross_play": [(a, b) for a in ck for b in ck if a != b],
+        "with_baseline": [(a, "baseline") for a in ck] + [("baseline", a) for a in ck]
+        if "baseline" in members
+        else [],
+    }
+    per_deal = {k: np.mean([wins[p] for p in v], axis=0) for k, v in groups.items() if v}
+    out: dict = {k: mean_interval(per_deal[k]) if k in per_deal else None for k in groups}
+    out["pooling"] = "per deal: each deal's mean over the group's pairings; intervals over deals"
+    out["gaps"] = {
+        f"self_play_minus_{k}": paired_difference(per_deal["self_play"], per_deal[k])
+        for k in ("cross_play", "with_baseline")
+        if k in per_deal and "self_play" in per_deal
+    }
+    out["kept"] = (
+        efficiency(per_deal["cross_play"], per_deal["with_baseline"], per_deal["self_play"])
+        if len(per_deal) == 3
+        else None
+    )
+    return out
+
+
 # ------------------------------------------------------------------- measures
 
 
@@ -362,8 +398,13 @@ def _win(data: RunData, label: str) -> dict:
         "open_hands": data.spec.open_hands,
         "mean_turns": float(data.turns.mean()),
         "mean_pickups": float(data.pickups.mean()),
-        "wins_by_game": "".join("1" if w else "0" for w in data.wins),
+        "wins_by_game": win_string(data.wins),
     }
+
+
+def win_string(wins) -> str:
+    """Per-game results as a string of 0s and 1s, in deal order (figures.json)."""
+    return "".join("1" if w else "0" for w in wins)
 
 
 def short(member: str) -> str:
@@ -503,27 +544,14 @@ def analyze(
             row = [rate(get((a, b)).wins.sum(), games) for b in members]
             matrix.append([r["value"] for r in row])
             cis.append([r["ci95"] for r in row])
-        ck = [m for m in members if m != "baseline"]
-        pooled = {
-            "self_play": [get((a, a)).wins for a in ck],
-            "cross_play": [get((a, b)).wins for a in ck for b in ck if a != b],
-            "with_baseline": [get((a, "baseline")).wins for a in ck]
-            + [get(("baseline", a)).wins for a in ck],
-        }
         figures["cross_play"] = {
             "members": members,
             "rows": "seat 0 (begins)",
             "columns": "seat 1",
             "win_rate": matrix,
             "ci95": cis,
-        } | {k: rate(float(np.sum(v)), len(v) * games) if v else None for k, v in pooled.items()}
-        # Pairings share deals, so the gaps are paired by deal: each deal's mean over pairings.
-        per_deal = {k: np.mean(v, axis=0) for k, v in pooled.items() if v}
-        figures["cross_play"]["gaps"] = {
-            f"self_play_minus_{k}": paired_difference(per_deal["self_play"], per_deal[k])
-            for k in ("cross_play", "with_baseline")
-            if k in per_deal and "self_play" in per_deal
-        }
+            "wins_by_game": [[win_string(get((a, b)).wins) for b in members] for a in members],
+        } | pool_cross_play({(a, b): get((a, b)).wins for a in members for b in members}, members)
     else:
         figures["cross_play"] = None
     figures["meta"]["seconds"] = round(time.perf_counter() - start, 1)
@@ -561,17 +589,15 @@ def rate_text(r: dict) -> str:
 
 def reproduce_command(meta: dict) -> str:
     """The ``commoncause analyze`` command line that recomputes these figures."""
-    parts = [
-        f"commoncause analyze --team {','.join(meta['team'])} --level {meta['level']}",
-        f"--games {meta['games']} --seed {meta['seed']}",
-    ]
+    parts = ["commoncause", "analyze", "--team", ",".join(meta["team"])]
+    parts += ["--level", meta["level"], "--games", str(meta["games"]), "--seed", str(meta["seed"])]
     if meta["listen_games"] != meta["games"]:
-        parts.append(f"--listen-games {meta['listen_games']}")
+        parts += ["--listen-games", str(meta["listen_games"])]
     if meta["open_team"]:
-        parts.append(f"--open-team {','.join(meta['open_team'])}")
+        parts += ["--open-team", ",".join(meta["open_team"])]
     if meta["cross_play"]:
-        parts.append(f"--cross-play {','.join(meta['cross_play'])}")
-    return " ".join(parts)
+        parts += ["--cross-play", ",".join(meta["cross_play"])]
+    return shlex.join(parts)
 
 
 def headline(fig: dict) -> list[dict]:
@@ -978,40 +1004,63 @@ def _verdicts(fig: dict) -> list[str]:
             "it gives away cards (the one completing one's own start) that only pay off when "
             "the partner takes them."
         )
-    wr, eff = fig["win_rates"], fig["efficiency"]
-    if "open" in wr:
-        gap = wr["open"]["vs_team"]
-        if gap["ci95"][0] > 0:
-            lines.append(
-                f"**Open hands help:** W_open - W = {pts(gap)}; the channel recovers "
-                f"{eff['efficiency']['value']:.2f} of the open team's lead over W_blind."
-            )
-        else:
-            lines.append(
-                f"**W_open is not above W** ({pts(gap)}): the open-hands team is no stronger "
-                "than this one, so it bounds the channel only loosely. An efficiency near 1 "
-                "says this team matches the best open-hands play found, not that the channel "
-                "is perfect."
-            )
-    cp = fig["cross_play"]
-    if cp and "self_play_minus_cross_play" in cp.get("gaps", {}):
-        drop = cp["gaps"]["self_play_minus_cross_play"]
-        lead = cp["gaps"]["self_play_minus_with_baseline"]["value"]
-        kept = 1 - drop["value"] / lead if lead > 0 else float("nan")
-        if not math.isfinite(kept):
-            verdict = "transfer cannot be judged (self-play is not ahead of a baseline partner)"
-        elif kept >= 0.75:
-            verdict = "the conventions largely transfer"
-        elif kept >= 0.25:
-            verdict = "the conventions partly transfer"
-        else:
-            verdict = "the conventions do not transfer"
-        lines.append(
-            f"**Cross-play: {verdict}.** Self-play minus cross-play of "
-            f"independently trained partners: {pts(drop)}; cross-play keeps {pct(kept)} of "
-            f"self-play's lead over a baseline partner ({100 * lead:+.1f} pts)."
-        )
+    lines += [v for v in (open_hands_verdict(fig), cross_play_verdict(fig["cross_play"])) if v]
     return lines
+
+
+def open_hands_verdict(fig: dict) -> str | None:
+    """What W_open says about the channel, or None without an open-hands team."""
+    wr, eff = fig["win_rates"], fig["efficiency"]
+    if "open" not in wr:
+        return None
+    gap = wr["open"]["vs_team"]
+    if gap["ci95"][0] > 0:
+        e = eff["efficiency"]
+        return (
+            f"**Open hands help:** W_open - W = {pts(gap)}; the channel recovers "
+            f"{e['value']:.2f} [{e['ci95'][0]:.2f}, {e['ci95'][1]:.2f}] of the open team's lead "
+            "over W_blind."
+        )
+    if gap["ci95"][1] < 0:
+        return (
+            f"**W_open is below W** ({pts(gap)}): the open-hands team plays worse than this "
+            "one, so it bounds nothing and the efficiency is not meaningful."
+        )
+    return (
+        f"**W_open is not above W** ({pts(gap)}): the open-hands team is no stronger than this "
+        "one, so it bounds the channel only loosely. An efficiency near 1 says this team "
+        "matches the best open-hands play found, not that the channel is perfect."
+    )
+
+
+def cross_play_verdict(cp: dict | None) -> str | None:
+    """Whether the conventions transfer between independently trained members, judged by
+    the interval of the share of self-play's lead (over a baseline partner) kept in
+    cross-play; None without cross-play between at least two trained members."""
+    if not cp or cp.get("kept") is None:
+        return None
+    lead, drop, kept = (
+        cp["gaps"]["self_play_minus_with_baseline"],
+        cp["gaps"]["self_play_minus_cross_play"],
+        cp["kept"],
+    )
+    if lead["ci95"][0] <= 0 or not math.isfinite(kept["value"]):
+        return (
+            f"**Cross-play: transfer cannot be judged:** self-play is not clearly ahead of a "
+            f"baseline partner ({pts(lead)})."
+        )
+    low, high = kept["ci95"]
+    if low >= 0.75:
+        verdict = "the conventions largely transfer"
+    elif high <= 0.25:
+        verdict = "the conventions do not transfer"
+    else:
+        verdict = "the conventions partly transfer"
+    return (
+        f"**Cross-play: {verdict}.** Self-play minus cross-play of independently trained "
+        f"partners: {pts(drop)}; cross-play keeps {pct(kept['value'])} {ci_pct(kept['ci95'])} "
+        f"of self-play's lead over a baseline partner ({pts(lead)})."
+    )
 
 
 def report_markdown(fig: dict) -> str:
@@ -1094,7 +1143,8 @@ def report_markdown(fig: dict) -> str:
     if fig["cross_play"]:
         cp = fig["cross_play"]
         lines += [
-            "Cross-play, pooled over pairs: "
+            "Cross-play, pooled per deal over the pairings of each group (intervals over "
+            "deals): "
             + ", ".join(
                 f"{k.replace('_', '-')} {rate_text(cp[k])}"
                 for k in ("self_play", "cross_play", "with_baseline")

@@ -23,6 +23,7 @@ from agents.interventions import (
     play_measured,
 )
 from agents.probes import probe
+from commoncause.analyze import pool_cross_play
 from commoncause.cli import main
 from envs.common_cause.actions import DRAW_STOCK, N_ACTIONS
 from envs.common_cause.rules import DRAW_PHASE, GameConfig, GameState
@@ -134,15 +135,21 @@ def test_analyze_trained_checkpoint_end_to_end(tiny_checkpoint, tmp_path):
     )
     cross = figures["cross_play"]
     assert np.array(cross["win_rate"]).shape == (3, 3)
-    # the paired gaps are differences of the pooled rates (pairings weigh the same per deal)
-    for partner in ("cross_play", "with_baseline"):
-        gap = cross["gaps"][f"self_play_minus_{partner}"]
-        assert gap["n"] == 12
-        assert gap["value"] == pytest.approx(cross["self_play"]["value"] - cross[partner]["value"])
+    # the pooled figures are recomputed from the stored per-pairing wins
+    members = cross["members"]
+    games = {(a, b): cross["wins_by_game"][i][j] for i, a in enumerate(members)
+             for j, b in enumerate(members)}  # fmt: skip
+    assert games[(ck, ck)] == figures["win_rates"]["team"]["wins_by_game"]
+    wins = {pair: np.array([c == "1" for c in text]) for pair, text in games.items()}
+    again = pool_cross_play(wins, members)
+    for key in ("self_play", "cross_play", "with_baseline"):
+        assert again[key]["value"] == pytest.approx(cross[key]["value"]) and cross[key]["n"] == 12
+        assert again[key]["ci95"] == pytest.approx(cross[key]["ci95"])
     report = (out / "report.md").read_text()
     assert "Self-play minus cross play" in report and "**Cross-play: " in report
     assert "**W_open is not above W**" in report or "**Open hands help:**" in report
     assert f"--cross-play {ck},random,baseline" in report and "--listen-games 6" in report
+    assert "--open-team baseline,baseline" in report
     listening = figures["listening"]["team"]
     assert listening["listening_games"] <= 6 and listening["response_rate_draw"]["n"] > 0
 
@@ -289,3 +296,69 @@ def test_probe_finds_nothing_in_a_random_channel():
     result = probe("y", *synthetic_channel(False))
     assert abs(result.accuracy - result.majority_accuracy) < 0.03
     assert abs(result.mi_bits) < 0.02 and result.mi_ci95[0] < 0.005
+
+
+def test_pool_cross_play_pools_per_deal_and_pairs_the_gaps():
+    from commoncause.analyze import cross_play_verdict
+
+    rng = np.random.default_rng(0)
+    deals = 400
+    easy = rng.random(deals) < 0.5  # a deal effect shared by every pairing
+    members = ["a", "b", "baseline"]
+
+    def team(p: float) -> np.ndarray:
+        return easy | (rng.random(deals) < p)
+
+    wins = {("a", "a"): team(0.6), ("b", "b"): team(0.6), ("a", "b"): team(0.5)}
+    wins |= {("b", "a"): team(0.5), ("baseline", "baseline"): team(0.1)}
+    wins |= {(m, "baseline"): team(0.2) for m in "ab"} | {("baseline", m): team(0.2) for m in "ab"}
+    cp = pool_cross_play(wins, members)
+    self_deal = (wins[("a", "a")].astype(float) + wins[("b", "b")]) / 2
+    cross_deal = (wins[("a", "b")].astype(float) + wins[("b", "a")]) / 2
+    base_deal = np.mean([wins[k] for k in wins if "baseline" in k and k[0] != k[1]], axis=0)
+    assert cp["self_play"]["value"] == pytest.approx(self_deal.mean())
+    assert cp["self_play"]["n"] == deals  # the interval is over deals, not over games
+    half = 1.959964 * self_deal.std(ddof=1) / np.sqrt(deals)
+    mean = self_deal.mean()
+    assert cp["self_play"]["ci95"] == pytest.approx([mean - half, mean + half])
+    gap = cp["gaps"]["self_play_minus_cross_play"]
+    d = self_deal - cross_deal
+    assert gap["value"] == pytest.approx(d.mean())
+    assert gap["ci95"][1] - gap["value"] == pytest.approx(1.959964 * d.std(ddof=1) / np.sqrt(deals))
+    kept = cp["kept"]
+    ratio = (cross_deal.mean() - base_deal.mean()) / (self_deal.mean() - base_deal.mean())
+    assert kept["value"] == pytest.approx(ratio)
+    assert kept["ci95"][0] < ratio < kept["ci95"][1]
+    assert "**Cross-play:" in cross_play_verdict(cp)
+
+
+def test_cross_play_verdict_follows_the_interval_of_the_kept_share():
+    from commoncause.analyze import cross_play_verdict
+
+    def cp(kept: float, low: float, high: float, lead_low: float = 0.05) -> dict:
+        lead = {"value": 0.1, "ci95": [lead_low, 0.15], "n": 100}
+        drop = {"value": 0.02, "ci95": [0.0, 0.04], "n": 100}
+        gaps = {"self_play_minus_with_baseline": lead, "self_play_minus_cross_play": drop}
+        return {"gaps": gaps, "kept": {"value": kept, "ci95": [low, high]}}
+
+    assert "largely transfer" in cross_play_verdict(cp(0.9, 0.8, 1.0))
+    assert "partly transfer" in cross_play_verdict(cp(0.85, 0.7, 1.0))  # low end under 0.75
+    assert "do not transfer" in cross_play_verdict(cp(0.1, -0.1, 0.2))
+    assert "cannot be judged" in cross_play_verdict(cp(0.9, 0.8, 1.0, lead_low=-0.01))
+    assert cross_play_verdict(None) is None
+    assert cross_play_verdict({"gaps": {}, "kept": None}) is None
+
+
+def test_open_hands_verdict_has_three_outcomes():
+    from commoncause.analyze import open_hands_verdict
+
+    def fig(low: float, high: float) -> dict:
+        gap = {"value": (low + high) / 2, "ci95": [low, high], "n": 100}
+        eff = {"efficiency": {"value": 0.5, "ci95": [0.4, 0.6]}}
+        return {"win_rates": {"open": {"vs_team": gap}}, "efficiency": eff}
+
+    assert "Open hands help" in open_hands_verdict(fig(0.02, 0.06))
+    assert "0.50 [0.40, 0.60]" in open_hands_verdict(fig(0.02, 0.06))
+    assert "W_open is below W" in open_hands_verdict(fig(-0.06, -0.02))
+    assert "W_open is not above W" in open_hands_verdict(fig(-0.02, 0.03))
+    assert open_hands_verdict({"win_rates": {}, "efficiency": {"available": False}}) is None

@@ -771,13 +771,21 @@ def test_terminate_illegal_wrapper_ends_the_game():
     assert w.unwrapped.game.result is None  # the game itself was not played on
 
 
+def run_python(script: str) -> None:
+    """Run ``script`` in a fresh interpreter at the repository root; fail with its stderr."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=root)
+    assert done.returncode == 0, done.stderr
+
+
 def test_engine_imports_no_rl_library():
     """The rules engine, notation and seat view load without gymnasium, pettingzoo or torch;
     the PettingZoo adapter loads (and registers) only when ``env`` is asked for."""
-    import subprocess
-    import sys
-
-    script = (
+    run_python(
         "import sys\n"
         "import envs.common_cause.rules, envs.common_cause.notation\n"
         "import envs.common_cause.seat, envs.common_cause.observer, envs.common_cause.render\n"
@@ -789,5 +797,12 @@ def test_engine_imports_no_rl_library():
         "e = pettingzoo.make('aec', 'commoncause/common_cause-v0', level='hard')\n"
         "assert e.unwrapped.level == 'hard', e.unwrapped.level\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+
+
+def test_importing_the_package_after_pettingzoo_registers_the_env():
+    run_python(
+        "import pettingzoo\n"
+        "import envs.common_cause\n"
+        "e = pettingzoo.make('aec', 'commoncause/common_cause-v0', open_hands=True)\n"
+        "assert e.unwrapped.config.open_hands\n"
+    )

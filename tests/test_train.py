@@ -46,8 +46,11 @@ def test_train_writes_checkpoints_card_curve_and_logs(trained_run: Path):
     assert card["config"]["total_steps"] == 512
     assert set(card["final_comparison"]) == {"trained", "baseline", "trained+baseline"}
     assert card["versions"]["torch"] and card["evaluations"]
-    # a checkpoint saved mid-run carries the training time up to it
-    assert json.loads((ckpt / "step_256.json").read_text())["training_seconds"] > 0
+    # a checkpoint carries the training time up to it; the best card its own, not the run's
+    mid = json.loads((ckpt / "step_256.json").read_text())["training_seconds"]
+    last = json.loads((ckpt / "last.json").read_text())["training_seconds"]
+    assert 0 < mid < last and card["run_training_seconds"] == last
+    assert card["training_seconds"] == round(load_checkpoint(ckpt / "best.pt")["seconds"], 1)
     assert load_checkpoint(ckpt / "last.pt")["num_timesteps"] == 512
 
 
@@ -73,6 +76,7 @@ def test_resume_continues_the_step_count(tmp_path: Path):
     steps = [e["step"] for e in resumed["evaluations"]]
     assert steps[: len(first["evaluations"])] == [e["step"] for e in first["evaluations"]]
     assert steps[-1] == 512  # evaluations carried over and continued
+    assert resumed["seconds"] > first["seconds"] > 0  # training time adds up over resumes
 
 
 def random_views(count: int, seed: int = 0) -> list[SeatView]:

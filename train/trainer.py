@@ -351,12 +351,18 @@ class Trainer:
             monitor.close()
             self._close_env()
         self._tick()
+        self._clock = None  # training is over: the final comparison is not training time
         if not (self.checkpoints / "best.pt").exists():
             shutil.copy(self.checkpoints / "last.pt", self.checkpoints / "best.pt")
         final = self.final_comparison()
         self.save(self.checkpoints / "last.pt")
         best = self.checkpoints / "best.pt"
-        card = self.model_card(load_checkpoint(best)["num_timesteps"]) | {"checkpoint": "best"}
+        best_data = load_checkpoint(best)
+        card = self.model_card(best_data["num_timesteps"]) | {
+            "checkpoint": "best",
+            "training_seconds": round(best_data.get("seconds", 0.0), 1),
+            "run_training_seconds": round(self.state.seconds, 1),
+        }
         best.with_suffix(".json").write_text(json.dumps(card, indent=2) + "\n")
         from .curve import plot_training_curve
 

@@ -5,20 +5,36 @@
 >>> e = env(level="normal", render_mode="ansi")
 
 The engine modules import no RL library; the PettingZoo adapter (``common_cause.py``, which
-brings gymnasium and pettingzoo) loads only when ``env`` or ``raw_env`` is first used, and
-then registers itself with PettingZoo's registry:
-``pettingzoo.make("aec", "commoncause/common_cause-v0", level="hard")``.
+brings gymnasium and pettingzoo) loads only when ``env`` or ``raw_env`` is first used.
+``pettingzoo.make("aec", "commoncause/common_cause-v0", level="hard")`` works once this
+package is imported after pettingzoo, or once the adapter has loaded (it registers itself).
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+import sys
+from typing import TYPE_CHECKING, Any
 
 from .rules import LEVELS, GameConfig, GameState, IllegalMoveError
 
+if TYPE_CHECKING:
+    from .common_cause import env, raw_env
+
 ENV_ID = "commoncause/common_cause-v0"
 _ADAPTER = ("env", "raw_env")
+
+
+def register() -> None:
+    """Register ``ENV_ID`` with PettingZoo's registry (the adapter itself loads on ``make``)."""
+    import pettingzoo
+
+    if ENV_ID not in pettingzoo.aec_registry:
+        pettingzoo.register("aec", ENV_ID, entry_point=f"{__name__}:env")
+
+
+if "pettingzoo" in sys.modules:  # registering costs no import then
+    register()
 
 
 def __getattr__(name: str) -> Any:
@@ -26,6 +42,10 @@ def __getattr__(name: str) -> Any:
         adapter = importlib.import_module(".common_cause", __name__)
         return getattr(adapter, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_ADAPTER])
 
 
 __all__ = ["ENV_ID", "LEVELS", "GameConfig", "GameState", "IllegalMoveError", "env", "raw_env"]
