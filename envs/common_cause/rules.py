@@ -287,22 +287,29 @@ class GameState:
         return self.discard[-1] if self.discard else -1
 
     def clone(self) -> GameState:
-        new = GameState.__new__(GameState)
-        new.__dict__.update(self.__dict__)
-        new.hands = [list(h) for h in self.hands]
+        new = self._copy_placement_fields()
         new.aside = list(self.aside)
         new.stock = list(self.stock)
         new.discard = list(self.discard)
         new.discard_entry = list(self.discard_entry)
         new.discard_log = [list(e) for e in self.discard_log]
-        new.starts = [list(s) for s in self.starts]
-        new.start_order = list(self.start_order)
         new.melds = [m.copy() for m in self.melds]
         new.meld_of = {m.origin: m for m in new.melds}
-        new.table_cards = set(self.table_cards)
-        new.history = list(self.history)
         new.taken_entries = list(self.taken_entries)
+        return new
+
+    def _copy_placement_fields(self) -> GameState:
+        """A copy with its own hands, open starts, table cards, public jokers and history (what
+        any placement changes) and empty caches; everything else is shared with this state."""
+        new = GameState.__new__(GameState)
+        new.__dict__.update(self.__dict__)
+        hands, starts = self.hands, self.starts
+        new.hands = [list(hands[0]), list(hands[1])]
+        new.starts = [list(starts[0]), list(starts[1])]
+        new.start_order = list(self.start_order)
+        new.table_cards = set(self.table_cards)
         new.public_jokers = set(self.public_jokers)
+        new.history = list(self.history)
         new.view_cache = {}
         new._legal = None
         return new
@@ -445,17 +452,7 @@ class GameState:
         first joker to go public may rename the two jokers: then everything is copied."""
         if not self.public_jokers:
             return self.clone()
-        new = GameState.__new__(GameState)
-        new.__dict__.update(self.__dict__)
-        hands, starts = self.hands, self.starts
-        new.hands = [list(hands[0]), list(hands[1])]
-        new.starts = [list(starts[0]), list(starts[1])]
-        new.start_order = list(self.start_order)
-        new.table_cards = set(self.table_cards)
-        new.public_jokers = set(self.public_jokers)
-        new.history = list(self.history)
-        new.view_cache = {}
-        new._legal = None
+        new = self._copy_placement_fields()
         info = ACTIONS[action]
         if info.kind == COMPLETE:
             new.melds = list(self.melds)
