@@ -25,16 +25,8 @@ ENV_ID = "commoncause/common_cause-v0"
 _ADAPTER = ("env", "raw_env")
 
 
-def register() -> None:
-    """Register ``ENV_ID`` with PettingZoo's registry (the adapter itself loads on ``make``)."""
-    import pettingzoo
-
-    if ENV_ID not in pettingzoo.aec_registry:
-        pettingzoo.register("aec", ENV_ID, entry_point=f"{__name__}:env")
-
-
-if "pettingzoo" in sys.modules:  # registering costs no import then
-    register()
+if "pettingzoo" in sys.modules:  # the adapter's libraries are loaded already: register now
+    importlib.import_module(".common_cause", __name__)
 
 
 def __getattr__(name: str) -> Any:

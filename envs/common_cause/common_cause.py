@@ -65,12 +65,13 @@ from __future__ import annotations
 
 import gymnasium
 import numpy as np
+import pettingzoo
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from . import register
+from . import ENV_ID
 from .actions import N_ACTIONS
 from .cards import parse_deck
 from .notation import move_text, parse_move
@@ -306,4 +307,5 @@ class raw_env(AECEnv, EzPickle):
         pass
 
 
-register()
+if ENV_ID not in pettingzoo.aec_registry:
+    pettingzoo.register("aec", ENV_ID, entry_point=env)
