@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
-from envs.common_cause.seat import SeatView
+from commoncause.envs.core.seat import SeatView
 
 
 class Agent(Protocol):

@@ -10,15 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
-from envs.common_cause.rules import MAX_STOCK, GameConfig
+from commoncause.envs.common_cause.rules import MAX_STOCK
+from commoncause.envs.registry import DEFAULT_GAME
 
 from .evaluate import EvalReport, evaluate, worker_pool
 
 
 @dataclass
 class Calibration:
-    team: tuple[str, str]
+    team: tuple[str, ...]
     target: float
     games_per_size: int
     seed: int
@@ -45,15 +47,18 @@ class Calibration:
 
 
 def calibrate(
-    team: tuple[str, str],
+    team: tuple[str, ...],
     target: float,
-    base: GameConfig,
+    base: Any,
     games: int,
     seed: int = 0,
     workers: int = 1,
     sizes: range = range(MAX_STOCK + 1),
     progress: Callable[[int], None] | None = None,
+    game: str = DEFAULT_GAME,
 ) -> Calibration:
+    """Evaluate ``team`` at every stock size in ``sizes`` (``base`` with each size) on the
+    same deals, in one worker pool; a game whose config has a ``stock_size``."""
     if not 0.0 <= target <= 1.0:
         raise ValueError(f"--target must be a win rate between 0 and 1, got {target}")
     pool = worker_pool(workers) if workers > 1 else None  # one pool for every size
@@ -67,12 +72,13 @@ def calibrate(
                 workers,
                 progress=progress,
                 pool=pool,
+                game=game,
             )
             for s in sizes
         ]
     finally:
         if pool is not None:
-            pool.shutdown()
+            pool.shutdown(cancel_futures=True)
     best = min(points, key=lambda p: (abs(p.win_rate - target), p.stock_size))
     return Calibration(team, target, games, seed, points, best.stock_size)
 

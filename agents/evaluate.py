@@ -1,51 +1,74 @@
-"""Play teams of agents over many seeded deals and report win rates.
+"""Play teams of agents over many seeded deals and report win rates, for any registered game.
 
-Game ``i`` of a run with seed ``s`` is dealt from ``deal_seed(s, i)``, so every team meets
+Game ``i`` of a run with seed ``s`` is dealt from ``deal_seed(s, i)`` (the game record's
+``new_game``: a deck shuffled by ``random.Random(deal_seed(s, i))``), so every team meets
 the same deals (paired comparisons), and the result does not depend on how many worker
-processes share the games. A *turn* is one player's draw-place-discard, as on the rule
-sheet: a game's turns are its draws.
+processes share the games. A *team* is one agent per seat (two for Common Cause); a game's
+*win* is seat 0's return being positive (in a team game every seat shares it). A *turn* is
+one player's draw-place-discard, as on the rule sheet: a game's turns are its draws.
+
+One worker pool serves evaluation, calibration and the communication analysis
+(``worker_pool`` and ``run_jobs``): a worker makes each agent once per (game, member, seat),
+so a checkpoint is loaded once per process, not once per chunk, and ignores Ctrl-C, which
+only the main process handles (it cancels what is queued and shuts the pool down).
 """
 
 from __future__ import annotations
 
 import math
+import signal
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
-from envs.common_cause.rules import GameConfig, GameState
-from envs.common_cause.seat import SeatView
+from commoncause.envs.registry import DEFAULT_GAME, get_game
 
 from .base import Agent, RandomAgent
-from .baseline import BaselineAgent, BaselineOptions
 
-AGENT_NAMES = ("baseline", "random", "trained", "a checkpoint path (.pt)")
+AGENT_NAMES = (
+    "baseline",
+    "baseline:<option>=<value>[;...]",
+    "random",
+    "trained",
+    "a checkpoint path (.pt)",
+)
+"""What a team member may be, in words (``--team`` help and error messages)."""
+AGENT_CHOICES = f"{', '.join(AGENT_NAMES[:-1])} or {AGENT_NAMES[-1]}"
 
 
-def make_agent(spec: str) -> Agent:
-    """An agent from its name: ``baseline``, ``baseline:jokers=hold``, ``random``,
-    ``trained`` (the shipped checkpoint) or a checkpoint path."""
+def make_agent(spec: str, game: str = DEFAULT_GAME) -> Agent:
+    """An agent from its name: ``baseline`` (the game's own baseline), ``baseline:jokers=hold``,
+    ``random``, ``trained`` (the shipped checkpoint) or a checkpoint path. Anything else is a
+    ValueError that lists the choices."""
     name, _, options = spec.partition(":")
     if name == "baseline":
-        return BaselineAgent(BaselineOptions.parse(options))
+        return get_game(game).baseline(options)
     if name == "random" and not options:
         return RandomAgent()
     if spec == "trained" or spec.endswith(".pt") or "/" in spec:
         from .trained import DEFAULT_CHECKPOINT, PolicyAgent
 
         return PolicyAgent(DEFAULT_CHECKPOINT if spec == "trained" else spec)
-    raise ValueError(f"unknown team member {spec!r}: use one of {', '.join(AGENT_NAMES)}")
+    raise ValueError(f"unknown team member {spec!r}: choose {AGENT_CHOICES}")
 
 
-def parse_team(text: str) -> tuple[str, str]:
-    """``"baseline,random"`` -> ("baseline", "random"); each member is checked."""
+def parse_team(text: str, seats: int = 2, game: str = DEFAULT_GAME) -> tuple[str, ...]:
+    """``"baseline,random"`` -> ("baseline", "random"): one member per seat, each checked."""
     members = [m.strip() for m in text.split(",")]
-    if len(members) != 2 or not all(members):
-        raise ValueError(f"a team is two members separated by a comma, got {text!r}")
+    if len(members) != seats or not all(members):
+        count = _WORDS[seats] if seats < len(_WORDS) else str(seats)
+        raise ValueError(
+            f"a team is {count} members separated by commas (one per seat), got {text!r}"
+        )
     for m in members:
-        make_agent(m)
-    return members[0], members[1]
+        make_agent(m, game)
+    return tuple(members)
+
+
+_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
 
 
 def deal_seed(seed: int, game: int) -> int:
@@ -55,49 +78,132 @@ def deal_seed(seed: int, game: int) -> int:
 @dataclass(frozen=True)
 class GameOutcome:
     win: bool
+    """Seat 0's return is positive (the team won, in a team game)."""
     turns: int
     pickups: int
+    """Turns that took the top discard (0 for a game that does not count them)."""
+    returns: tuple[float, ...] = ()
+    """Every seat's return."""
 
 
-def play_game(config: GameConfig, agents: tuple[Agent, Agent], seed: int) -> GameOutcome:
-    """One game dealt from ``seed``; seat 0 is ``agents[0]``."""
-    state = GameState.new_game(config, seed)
-    views = (SeatView(state, 0), SeatView(state, 1))
-    agents[0].reset(seed * 2)
-    agents[1].reset(seed * 2 + 1)
-    while state.result is None:
+def play_game(
+    config: Any, agents: tuple[Agent, ...], seed: int, game: str = DEFAULT_GAME
+) -> GameOutcome:
+    """One game of ``game`` dealt from ``seed``; seat ``i`` is ``agents[i]`` (reset with
+    ``seed * num_seats + i``)."""
+    record = get_game(game)
+    state = record.new_game(config, seed)
+    seats = state.num_seats
+    if len(agents) != seats:
+        raise ValueError(f"{record.title} is played by {seats} seats, got {len(agents)} agents")
+    views = [record.seat_view(state, s) for s in range(seats)]
+    for s, agent in enumerate(agents):
+        agent.reset(seed * seats + s)
+    while not state.is_terminal:
         player = state.current
         state.apply(agents[player].act(views[player]))
-    return GameOutcome(state.result == "win", state.turns, state.pickups)
+    returns = tuple(state.returns())
+    return GameOutcome(returns[0] > 0, state.turns, getattr(state, "pickups", 0), returns)
 
 
 def _play_games(
-    config: GameConfig, agents: tuple[Agent, Agent], seed: int, first: int, count: int
+    agents: tuple[Agent, ...], game: str, config: Any, seed: int, first: int, count: int
 ) -> list[GameOutcome]:
-    return [play_game(config, agents, deal_seed(seed, i)) for i in range(first, first + count)]
+    return [
+        play_game(config, agents, deal_seed(seed, i), game) for i in range(first, first + count)
+    ]
 
 
-# A worker process makes its team once (a checkpoint is loaded once, not once per chunk).
-_worker_team: tuple[tuple[str, str], tuple[Agent, Agent]] | None = None
+# ------------------------------------------------------------------ the worker pool
+
+_agents: dict[tuple[str, str, int], Agent] = {}
+"""(game, member, seat) -> agent, per process."""
 
 
 def _init_worker() -> None:
-    global _worker_team
-    _worker_team = None
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's business
+    _agents.clear()
 
 
-def _play_chunk(args: tuple[GameConfig, tuple[str, str], int, int, int]) -> list[GameOutcome]:
-    """Run in a worker process: games ``first`` .. ``first + count - 1``."""
-    global _worker_team
-    config, team, seed, first, count = args
-    if _worker_team is None or _worker_team[0] != team:
-        _worker_team = (team, (make_agent(team[0]), make_agent(team[1])))
-    return _play_games(config, _worker_team[1], seed, first, count)
+def team_agents(game: str, team: tuple[str, ...]) -> tuple[Agent, ...]:
+    """This process's agents for ``team``, made once per (game, member, seat)."""
+    agents = []
+    for seat, member in enumerate(team):
+        key = (game, member, seat)
+        if key not in _agents:
+            _agents[key] = make_agent(member, game)
+        agents.append(_agents[key])
+    return tuple(agents)
+
+
+@dataclass(frozen=True)
+class Job:
+    """A chunk of work for the pool: ``task(agents, *args)`` with ``team``'s agents. ``task``
+    must be a module-level function (it travels to the worker by name)."""
+
+    task: Callable[..., Any]
+    game: str
+    team: tuple[str, ...]
+    args: tuple
+    size: int = 1
+    """How many games the job plays (for progress)."""
+
+
+def _run_job(job: Job) -> Any:
+    return job.task(team_agents(job.game, job.team), *job.args)
 
 
 def worker_pool(workers: int) -> ProcessPoolExecutor:
-    """A pool to share between several ``evaluate`` calls of one team (``pool=``)."""
+    """A pool to share between several ``evaluate`` / ``run_jobs`` calls (``pool=``)."""
     return ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
+
+
+def run_jobs(
+    jobs: list[Job],
+    workers: int = 1,
+    pool: Executor | None = None,
+    progress: Callable[[int], None] | None = None,
+    ordered: bool = True,
+) -> Iterable[tuple[Job, Any]]:
+    """Run ``jobs`` and yield (job, result): in this process with ``workers`` == 1 and no
+    ``pool``, else in ``pool`` (or a pool of ``workers`` made and shut down here). Results
+    come in job order if ``ordered``, else as they finish. ``progress(job.size)`` is called
+    per finished job. On any exception (Ctrl-C included) queued jobs are cancelled."""
+    if workers == 1 and pool is None:
+        _agents.clear()  # fresh agents for each run, as a fresh worker would make
+        for job in jobs:
+            result = _run_job(job)
+            if progress:
+                progress(job.size)
+            yield job, result
+        return
+    own_pool = pool is None
+    executor = worker_pool(workers) if pool is None else pool
+    futures = [executor.submit(_run_job, job) for job in jobs]
+    done = False
+    try:
+        if ordered:
+            for job, future in zip(jobs, futures, strict=True):
+                result = future.result()
+                if progress:
+                    progress(job.size)
+                yield job, result
+        else:
+            index = {future: job for job, future in zip(jobs, futures, strict=True)}
+            for future in as_completed(futures):
+                if progress:
+                    progress(index[future].size)
+                yield index[future], future.result()
+        done = True
+    finally:
+        if not done:
+            for future in futures:
+                future.cancel()
+        if own_pool:
+            executor.shutdown(wait=done, cancel_futures=True)
+
+
+# ------------------------------------------------------------------------ intervals
 
 
 def wilson_interval(wins: int, games: int, z: float = 1.959964) -> tuple[float, float]:
@@ -111,24 +217,75 @@ def wilson_interval(wins: int, games: int, z: float = 1.959964) -> tuple[float, 
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def _is_binary(values: list[float]) -> bool:
+    return all(v in (0.0, 1.0) for v in values)
+
+
 def paired_difference(a, b, z: float = 1.959964) -> dict:
-    """Mean of a - b over the same deals (win indicators, or any per-game figure), with a
-    normal 95% interval of the paired differences."""
-    d = [float(x) - float(y) for x, y in zip(a, b, strict=True)]
-    n = len(d)
-    mean = sum(d) / n
-    if n < 2:
-        return {"value": mean, "ci95": [float("nan"), float("nan")], "n": n}
-    var = sum((x - mean) ** 2 for x in d) / (n - 1)
-    half = z * math.sqrt(var / n)
-    return {"value": mean, "ci95": [mean - half, mean + half], "n": n}
+    """Mean of a - b over the same deals, with a 95% interval that respects the bounds.
+
+    Win indicators (every value 0 or 1) get Newcombe's hybrid score interval for the
+    difference of paired proportions (Newcombe 1998, Stat. Med. 17:2635, method 10, as in
+    Altman et al., *Statistics with Confidence*): the Wilson intervals of the two rates,
+    combined with the correlation of the pairs. It
+    stays within [-1, 1], is defined for one game, and is close to the normal interval of
+    the paired differences for many games. Any other per-game figure gets the normal
+    interval of the paired differences, clipped to the differences the data allow
+    [min a - max b, max a - min b] (that whole range for fewer than two games)."""
+    x = [float(v) for v in a]
+    y = [float(v) for v in b]
+    if len(x) != len(y):
+        raise ValueError(f"paired figures need the same games, got {len(x)} and {len(y)}")
+    n = len(x)
+    if n == 0:
+        raise ValueError("a paired difference needs at least one game")
+    mean = sum(u - v for u, v in zip(x, y, strict=True)) / n
+    if _is_binary(x) and _is_binary(y):
+        low, high = _newcombe_paired(x, y, z)
+        method = "newcombe"
+    else:
+        lowest, highest = min(x) - max(y), max(x) - min(y)
+        if n < 2:
+            low, high = lowest, highest
+        else:
+            d = [u - v for u, v in zip(x, y, strict=True)]
+            var = sum((u - mean) ** 2 for u in d) / (n - 1)
+            half = z * math.sqrt(var / n)
+            low, high = max(lowest, mean - half), min(highest, mean + half)
+        method = "normal, clipped"
+    return {"value": mean, "ci95": [low, high], "n": n, "method": method}
+
+
+def _newcombe_paired(x: list[float], y: list[float], z: float) -> tuple[float, float]:
+    n = len(x)
+    both = sum(1 for u, v in zip(x, y, strict=True) if u and v)  # a
+    only_x = sum(1 for u, v in zip(x, y, strict=True) if u and not v)  # b
+    only_y = sum(1 for u, v in zip(x, y, strict=True) if v and not u)  # c
+    neither = n - both - only_x - only_y  # d
+    p1, p2 = (both + only_x) / n, (both + only_y) / n
+    l1, u1 = wilson_interval(both + only_x, n, z)
+    l2, u2 = wilson_interval(both + only_y, n, z)
+    margins = (both + only_x) * (only_y + neither) * (both + only_y) * (only_x + neither)
+    # the correlation of the pairs, shrunk towards 0 when positive (Newcombe's correction)
+    cross = both * neither - only_x * only_y
+    cross = cross - n / 2 if cross > n / 2 else min(cross, 0)
+    phi = cross / math.sqrt(margins) if margins else 0.0
+    diff = p1 - p2
+    below = (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2
+    above = (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2
+    low = diff - math.sqrt(max(0.0, below))
+    high = diff + math.sqrt(max(0.0, above))
+    return max(-1.0, low), min(1.0, high)
+
+
+# ------------------------------------------------------------------------ evaluate
 
 
 @dataclass
 class EvalReport:
-    team: tuple[str, str]
+    team: tuple[str, ...]
     level: str
-    stock_size: int
+    stock_size: int | None
     variants: dict[str, object]
     seed: int
     games: int
@@ -140,6 +297,8 @@ class EvalReport:
     seconds: float
     games_per_second: float
     workers: int
+    game: str = DEFAULT_GAME
+    mean_returns: list[float] = field(default_factory=list)
     outcomes: list[GameOutcome] = field(default_factory=list, repr=False)
 
     def to_json(self) -> dict:
@@ -156,57 +315,45 @@ def _chunks(games: int, size: int) -> Iterator[tuple[int, int]]:
 
 
 def evaluate(
-    team: tuple[str, str],
-    config: GameConfig,
+    team: tuple[str, ...],
+    config: Any,
     games: int,
     seed: int = 0,
     workers: int = 1,
     level: str = "",
     progress: Callable[[int], None] | None = None,
-    pool: ProcessPoolExecutor | None = None,
+    pool: Executor | None = None,
+    game: str = DEFAULT_GAME,
 ) -> EvalReport:
-    """Play ``games`` deals; ``progress(n)`` is called as games finish. With ``workers`` > 1
-    the games run in chunks in worker processes (``pool``, from ``worker_pool``, if given)."""
+    """Play ``games`` deals of ``game`` under ``config``; ``progress(n)`` is called as games
+    finish. With ``workers`` > 1 the games run in chunks in worker processes (``pool``, from
+    ``worker_pool``, if given)."""
     if games < 1:
         raise ValueError(f"--games must be at least 1, got {games}")
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
+    team = tuple(team)
     # chunks small enough that the workers finish together, large enough to cost nothing
     size = max(1, min(250, games // (workers * 16) or 1))
-    jobs = [(config, team, seed, first, count) for first, count in _chunks(games, size)]
+    jobs = [
+        Job(_play_games, game, team, (game, config, seed, first, count), count)
+        for first, count in _chunks(games, size)
+    ]
     outcomes: list[GameOutcome] = []
     start = time.perf_counter()
-    if workers == 1 and pool is None:
-        agents = (make_agent(team[0]), make_agent(team[1]))
-        for _, _, _, first, count in jobs:
-            outcomes.extend(_play_games(config, agents, seed, first, count))
-            if progress:
-                progress(count)
-    else:
-        own_pool = pool is None
-        executor = worker_pool(workers) if pool is None else pool
-        try:
-            for job, result in zip(jobs, executor.map(_play_chunk, jobs), strict=True):
-                outcomes.extend(result)
-                if progress:
-                    progress(job[4])
-        finally:
-            if own_pool:
-                executor.shutdown()
+    with closing(run_jobs(jobs, workers, pool, progress)) as results:
+        for _, result in results:
+            outcomes.extend(result)
     seconds = time.perf_counter() - start
     wins = sum(o.win for o in outcomes)
-    variants = {
-        "open_hands": config.open_hands,
-        "ace_low": config.ace_low,
-        "max_open_starts": config.max_open_starts,
-        "early_loss": config.early_loss,
-        "signal_rule": config.signal_rule,
-    }
+    seats = len(team)
+    options = config.to_dict()
+    stock_size = options.pop("stock_size", None)
     return EvalReport(
         team=team,
-        level=level or f"stock {config.stock_size}",
-        stock_size=config.stock_size,
-        variants=variants,
+        level=level or config.label(),
+        stock_size=stock_size,
+        variants=options,
         seed=seed,
         games=games,
         wins=wins,
@@ -217,5 +364,7 @@ def evaluate(
         seconds=seconds,
         games_per_second=games / seconds if seconds > 0 else float("inf"),
         workers=workers,
+        game=game,
+        mean_returns=[sum(o.returns[s] for o in outcomes) / games for s in range(seats)],
         outcomes=outcomes,
     )

@@ -2,44 +2,71 @@
 
 A checkpoint is a plain ``torch.save`` dict of tensors and primitives, loaded with
 ``torch.load(weights_only=True)``: loading never runs code from the file. It holds the
-policy weights (an sb3-contrib ``MaskableActorCriticPolicy``), the network shape, the
+policy weights (an sb3-contrib ``MaskableActorCriticPolicy``), the network shape, the game
+(``game``, a registry name; absent in older checkpoints, which are Common Cause's), the
 observation/action sizes and env version it was trained for, and, for resuming, the
-optimizer state, step count and the training config and model card.
+optimizer state, step count and the training config and model card. Sizes come from the
+game's record, never from one game's constants.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
+from commoncause.envs.registry import DEFAULT_GAME, get_game
 
-from envs.common_cause.actions import N_ACTIONS
-from envs.common_cause.common_cause import raw_env
-from envs.common_cause.observer import OBS_SIZE
-from envs.common_cause.seat import SeatView
+from commoncause import ROOT
 
 FORMAT = "commoncause-policy-v1"
-ENV_VERSION = raw_env.metadata["name"]
-DEFAULT_CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "normal" / "best.pt"
+DEFAULT_CHECKPOINT = ROOT / "checkpoints" / "normal" / "best.pt"
 
 
-def build_policy(features_dim: int, net_arch: list[int], activation: str = "tanh"):
-    """An untrained policy network of the given shape (CPU)."""
+def build_policy(
+    features_dim: int,
+    net_arch: list[int],
+    activation: str = "tanh",
+    obs_size: int | None = None,
+    n_actions: int | None = None,
+):
+    """An untrained policy network of the given shape (CPU), for observations of
+    ``obs_size`` and ``n_actions`` moves (default: those of the default game)."""
     import gymnasium
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     from .networks import policy_kwargs
 
+    if obs_size is None or n_actions is None:
+        default = get_game(DEFAULT_GAME)
+        obs_size = default.observation_size if obs_size is None else obs_size
+        n_actions = default.num_actions if n_actions is None else n_actions
     return MaskableActorCriticPolicy(
-        gymnasium.spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
-        gymnasium.spaces.Discrete(N_ACTIONS),
+        gymnasium.spaces.Box(0.0, 1.0, (obs_size,), np.float32),
+        gymnasium.spaces.Discrete(n_actions),
         lr_schedule=lambda _: 0.0,
         **policy_kwargs(features_dim, net_arch, activation),
     )
 
 
-def load_checkpoint(path: str | Path) -> dict:
-    """The checkpoint dict; ValueError naming the problem if missing, corrupted or foreign."""
+def _load_error(path: Path, error: Exception) -> str:
+    """One line of our own for a file torch cannot load with ``weights_only=True`` (torch's
+    own message advises loading unsafely and carries terminal colour codes)."""
+    text = str(error)
+    if "Unsupported global" in text:
+        name = re.search(r"GLOBAL ([\w.]+)", text)
+        what = f" ({name.group(1)})" if name else ""
+        return (
+            f"checkpoint {path} holds a Python object{what} besides tensors and plain data; "
+            "it is not loaded, since loading it could run code from the file"
+        )
+    return f"checkpoint {path} is corrupted or not a checkpoint (torch cannot read it)"
+
+
+def load_checkpoint(path: str | Path, game: str | None = None) -> dict:
+    """The checkpoint dict; a one-line ValueError naming the problem if missing, corrupted,
+    foreign, for another game than ``game`` (when given), or of the wrong size for its
+    game. Checkpoints from before games were recorded are Common Cause's."""
     import torch
 
     path = Path(path)
@@ -48,27 +75,47 @@ def load_checkpoint(path: str | Path) -> dict:
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # truncated file, not a torch file, unsafe content
-        first_line = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ValueError(f"checkpoint {path} is corrupted or unreadable: {first_line}") from None
+        raise ValueError(_load_error(path, e)) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a Common Cause policy checkpoint ({FORMAT})")
-    if data.get("obs_size") != OBS_SIZE or data.get("n_actions") != N_ACTIONS:
+        raise ValueError(f"{path} is not a commoncause policy checkpoint ({FORMAT})")
+    name = data.setdefault("game", DEFAULT_GAME)
+    if game is not None and name != game:
+        raise ValueError(f"checkpoint {path} is a policy for the game {name}, not {game}")
+    try:
+        record = get_game(name)
+    except ValueError as e:
+        raise ValueError(f"checkpoint {path}: {e}") from None
+    if data.get("obs_size") != record.observation_size or data.get("n_actions") != (
+        record.num_actions
+    ):
         raise ValueError(
             f"checkpoint {path} was trained for observations of {data.get('obs_size')} and "
-            f"{data.get('n_actions')} actions ({data.get('env_version')}); this env has "
-            f"{OBS_SIZE} and {N_ACTIONS} ({ENV_VERSION})"
+            f"{data.get('n_actions')} actions ({data.get('env_version')}); {record.env_name} "
+            f"has {record.observation_size} and {record.num_actions}"
         )
     return data
 
 
 def policy_from_checkpoint(data: dict):
-    policy = build_policy(data["features_dim"], data["net_arch"], data["activation"])
-    try:
-        policy.load_state_dict(data["policy"])
-    except (RuntimeError, KeyError) as e:
-        raise ValueError(
-            f"checkpoint weights do not fit the network {data['net_arch']}: {e}"
-        ) from None
+    """The checkpoint's policy network (evaluation mode); a one-line ValueError if its
+    weights do not fit the network shape it records."""
+    policy = build_policy(
+        data["features_dim"], data["net_arch"], data["activation"],
+        data["obs_size"], data["n_actions"],
+    )  # fmt: skip
+    expected = {k: tuple(v.shape) for k, v in policy.state_dict().items()}
+    given = {k: tuple(v.shape) for k, v in data["policy"].items()}
+    shape = f"features_dim {data['features_dim']}, net_arch {list(data['net_arch'])}"
+    if set(expected) != set(given):
+        odd = sorted(set(expected) ^ set(given))
+        raise ValueError(f"checkpoint weights do not fit the network ({shape}): layers {odd}")
+    for key, size in expected.items():
+        if given[key] != size:
+            raise ValueError(
+                f"checkpoint weights do not fit the network ({shape}): {key} is "
+                f"{list(given[key])}, the network's {list(size)}"
+            )
+    policy.load_state_dict(data["policy"])
     policy.set_training_mode(False)
     return policy
 
@@ -93,12 +140,19 @@ def masked_logits_and_values(policy, obs, mask):
 class PolicyAgent:
     """Plays the policy's most likely legal move (``deterministic``) or samples from it."""
 
-    def __init__(self, path: str | Path = DEFAULT_CHECKPOINT, deterministic: bool = True) -> None:
+    def __init__(
+        self,
+        path: str | Path = DEFAULT_CHECKPOINT,
+        deterministic: bool = True,
+        game: str | None = None,
+    ) -> None:
         import torch
 
         torch.set_num_threads(1)
         self.path = Path(path)
-        self.checkpoint = load_checkpoint(self.path)
+        self.checkpoint = load_checkpoint(self.path, game)
+        self.game = self.checkpoint["game"]
+        self.n_actions = int(self.checkpoint["n_actions"])
         self.policy = policy_from_checkpoint(self.checkpoint)
         self.deterministic = deterministic
         self.name = f"trained:{self.path}"
@@ -107,7 +161,7 @@ class PolicyAgent:
     def reset(self, seed: int) -> None:
         self.generator.manual_seed(seed)
 
-    def probabilities(self, view: SeatView) -> np.ndarray:
+    def probabilities(self, view) -> np.ndarray:
         """The policy's move probabilities (zero on illegal moves)."""
         import torch
 
@@ -119,11 +173,11 @@ class PolicyAgent:
             rows = torch.as_tensor(legal)
             head = policy.action_net
             logits = torch.mv(head.weight[rows], latent) + head.bias[rows]
-            probs = np.zeros(N_ACTIONS, dtype=np.float32)
+            probs = np.zeros(self.n_actions, dtype=np.float32)
             probs[legal] = torch.softmax(logits, dim=0).numpy()
         return probs
 
-    def act(self, view: SeatView) -> int:
+    def act(self, view) -> int:
         import torch
 
         legal = view.legal_actions()

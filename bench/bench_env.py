@@ -22,7 +22,6 @@ import json
 import os
 import platform
 import random
-import resource
 import statistics
 import sys
 import time
@@ -35,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from peers import format_table, result, run_peers  # noqa: E402
 
-from envs.common_cause import GameConfig, GameState, env, raw_env  # noqa: E402
+from commoncause.envs.common_cause import GameConfig, GameState, env, raw_env  # noqa: E402
 
 
 def random_game(e, rng: random.Random):
@@ -87,25 +86,33 @@ def bench_engine(seconds: float, seed: int = 0) -> dict:
     return timed("common_cause/engine", seconds, play_game)
 
 
-def _rss_mb() -> float:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+def _memory_mib() -> tuple[float, float]:
+    """(resident memory now, its peak so far) in MiB (2**20 bytes), both read from
+    ``/proc/self/status`` (VmRSS, VmHWM; kernel kB are KiB), so they share one source and
+    one unit: the peak can never be below a sample taken before it."""
+    fields = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                fields[key] = int(value.split()[0]) / 1024
+    return fields["VmRSS"], fields["VmHWM"]
 
 
 def memory_profile(total_steps: int, seed: int = 0) -> dict:
-    """Resident memory sampled every total_steps/10 random env steps."""
+    """Resident memory in MiB, sampled every total_steps/10 random env steps, and its peak."""
     e = env()
     rng = random.Random(seed)
-    samples = [round(_rss_mb(), 1)]
+    samples = [round(_memory_mib()[0], 1)]
     every = max(1, total_steps // 10)
     steps = 0
     while steps < total_steps:
         for _ in random_game(e, rng):
             steps += 1
             if steps % every == 0:
-                samples.append(round(_rss_mb(), 1))
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"steps": steps, "rss_mb_samples": samples, "peak_rss_mb": round(peak, 1)}
+                samples.append(round(_memory_mib()[0], 1))
+    peak = max(_memory_mib()[1], *samples)
+    return {"steps": steps, "rss_mib_samples": samples, "peak_rss_mib": round(peak, 1)}
 
 
 def _summary(runs: list[dict]) -> dict:
@@ -159,8 +166,8 @@ def main(argv: list[str] | None = None) -> int:
         report["memory"] = memory_profile(args.memory_steps)
         mem = report["memory"]
         print(
-            f"memory over {mem['steps']:,} env steps: RSS MB {mem['rss_mb_samples']} "
-            f"(peak {mem['peak_rss_mb']} MB)"
+            f"memory over {mem['steps']:,} env steps: RSS MiB {mem['rss_mib_samples']} "
+            f"(peak {mem['peak_rss_mib']} MiB)"
         )
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))

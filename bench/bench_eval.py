@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.evaluate import evaluate  # noqa: E402
-from envs.common_cause.rules import GameConfig  # noqa: E402
+from commoncause.agents.evaluate import evaluate  # noqa: E402
+from commoncause.envs.common_cause.rules import GameConfig  # noqa: E402
 
 TEAM = ("baseline", "baseline")
 

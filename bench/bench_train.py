@@ -25,9 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from train.callbacks import TrainingCallback, TrainingMonitor  # noqa: E402
-from train.config import load_config  # noqa: E402
-from train.trainer import Trainer  # noqa: E402
+from commoncause.train.callbacks import TrainingCallback, TrainingMonitor  # noqa: E402
+from commoncause.train.config import load_config  # noqa: E402
+from commoncause.train.trainer import Trainer  # noqa: E402
 
 
 def _timed(fn, totals: dict, key: str):
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     config = load_config(args.config)
     weights = None
     if args.checkpoint:
-        from agents.trained import load_checkpoint
+        from commoncause.agents.trained import load_checkpoint
 
         data = load_checkpoint(args.checkpoint)
         weights = data["policy"]

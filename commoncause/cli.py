@@ -28,18 +28,24 @@ class Subcommand:
 
 
 def _demo_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--seed", type=int, default=0, help="game and agent seed (default 0)")
-    p.add_argument("--level", default="normal", help="difficulty level (default normal)")
+    from commoncause.options import add_game_arguments, add_seed_argument
+
+    add_seed_argument(p, default=0, help="game and agent seed")
+    add_game_arguments(p)
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    """Play and render one full game between two random legal agents."""
+    """Play and render one full game between random legal agents."""
+    import importlib
+
     import numpy as np
 
-    from envs.common_cause import env as make_env
+    from commoncause.options import game_and_config, game_options
 
+    game, _config = game_and_config(args)  # checks the options before any work
+    make_env = importlib.import_module(game.env_module).env
     rng = np.random.default_rng(args.seed)
-    e = make_env(level=args.level, render_mode="ansi")
+    e = make_env(render_mode="ansi", **game_options(args))
     e.reset(seed=args.seed)
     print(e.render())
 
@@ -64,46 +70,48 @@ def run_demo(args: argparse.Namespace) -> int:
     print(e.render())
     result = e.unwrapped.result
     print(f"result: {result if result is not None else 'none'}")
-    print(f"team reward (player_0): {team_reward.get('player_0', 0.0):g}")
+    if game.team:
+        print(f"team reward (player_0): {team_reward.get('player_0', 0.0):g}")
+    else:
+        rewards = ", ".join(f"{a} {r:g}" for a, r in team_reward.items())
+        print(f"rewards: {rewards}")
     e.close()
+    return 0
+
+
+# -------------------------------------------------------------------- games
+
+
+def _games_arguments(p: argparse.ArgumentParser) -> None:
+    pass
+
+
+def run_games(args: argparse.Namespace) -> int:
+    """List the registered games with their PettingZoo ids and titles."""
+    from commoncause.envs.registry import DEFAULT_GAME, game_names, get_game
+
+    for name in game_names():
+        game = get_game(name)
+        default = "  (default)" if name == DEFAULT_GAME else ""
+        print(f"{name:<16} {game.env_id:<32} {game.title}{default}")
     return 0
 
 
 # ----------------------------------------------------------- eval, calibrate
 
 
-def _game_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--level", default="normal", help="full, easy, normal (default) or hard")
-    p.add_argument("--stock-size", type=int, help="explicit stock size 0-33 (overrides --level)")
-    p.add_argument("--open-hands", action="store_true", help="variant: hands face up")
-    p.add_argument("--ace-low", action="store_true", help="variant: the Ace is only low")
-    p.add_argument("--three-starts", action="store_true", help="variant: three open starts")
-    p.add_argument("--early-loss", action="store_true", help="lose once a start is dead")
-    p.add_argument("--signal-rule", action="store_true", help="enforce the message discard")
-
-
-def _config(args: argparse.Namespace):
-    from envs.common_cause.rules import GameConfig
-
-    return GameConfig.make(
-        args.level,
-        args.stock_size,
-        open_hands=args.open_hands,
-        ace_low=args.ace_low,
-        max_open_starts=3 if args.three_starts else 2,
-        early_loss=args.early_loss,
-        signal_rule=args.signal_rule,
-    )
-
-
 def _team_arguments(p: argparse.ArgumentParser, default_games: int) -> None:
+    from commoncause.agents.evaluate import AGENT_CHOICES
+    from commoncause.options import add_seed_argument
+
     p.add_argument(
         "--team",
         default="baseline,baseline",
-        help="two members, comma separated: baseline, baseline:<option>=<value>[;...], random",
+        help="one member per seat, comma separated (two for Common Cause); a member is "
+        f"{AGENT_CHOICES} (default baseline,baseline)",
     )
     p.add_argument("--games", type=int, default=default_games, help="games to play")
-    p.add_argument("--seed", type=int, default=0, help="deal seed (same seed, same deals)")
+    add_seed_argument(p, 0, "deal seed (same seed, same deals)")
     p.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     p.add_argument("--json", type=Path, help="write the figures to this JSON file")
 
@@ -128,12 +136,20 @@ def _progress(total: int, what: str):
     return bar, lambda n: bar.advance(task, n)
 
 
+def _interrupted() -> int:
+    """Ctrl-C: one line and the conventional status (the worker pools are shut down)."""
+    print(f"{PROG}: interrupted", file=sys.stderr)
+    return 130
+
+
 def _eval_arguments(p: argparse.ArgumentParser) -> None:
+    from commoncause.options import add_game_arguments
+
     _team_arguments(p, default_games=2000)
     p.add_argument(
         "--compare", help="a second team played on the same deals; prints the paired difference"
     )
-    _game_arguments(p)
+    add_game_arguments(p)
 
 
 def run_eval(args: argparse.Namespace) -> int:
@@ -143,22 +159,35 @@ def run_eval(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from agents.evaluate import evaluate, paired_difference, parse_team
+    from commoncause.agents.evaluate import evaluate, paired_difference, parse_team
+    from commoncause.options import game_and_config
 
-    teams = [parse_team(args.team)] + ([parse_team(args.compare)] if args.compare else [])
-    config = _config(args)
-    level = args.level if args.stock_size is None else f"stock {args.stock_size}"
+    game, config = game_and_config(args)
+    seats = game.num_seats(config)
+    teams = [parse_team(args.team, seats, game.name)]
+    if args.compare:
+        teams.append(parse_team(args.compare, seats, game.name))
+    stock_size = getattr(args, "stock_size", None)
+    level = config.label() if stock_size is None else f"stock {stock_size}"
     reports = []
-    for team in teams:
-        bar, advance = _progress(args.games, f"{'+'.join(team)} on {level}")
-        with bar:
-            reports.append(
-                evaluate(team, config, args.games, args.seed, args.workers, level, advance)
-            )
-    table = Table(title=f"Common Cause - {level} (stock {config.stock_size}), seed {args.seed}")
+    try:
+        for team in teams:
+            bar, advance = _progress(args.games, f"{'+'.join(team)} on {level}")
+            with bar:
+                reports.append(
+                    evaluate(
+                        team, config, args.games, args.seed, args.workers, level, advance,
+                        game=game.name,
+                    )  # fmt: skip
+                )
+    except KeyboardInterrupt:
+        return _interrupted()
+    size = getattr(config, "stock_size", None)
+    title = f"{game.title} - {level}" + (f" (stock {size})" if size is not None else "")
+    table = Table(title=f"{title}, seed {args.seed}")
     columns = ("team", "games", "wins", "win rate", "95% interval", "turns", "pickups", "games/s")
     for column in columns:
-        table.add_column(column, justify="right")
+        table.add_column(column, justify="right", overflow="fold")
     for report in reports:
         low, high = report.ci95
         table.add_row(
@@ -171,7 +200,8 @@ def run_eval(args: argparse.Namespace) -> int:
             f"{report.mean_discard_pickups:.2f}",
             f"{report.games_per_second:,.0f}",
         )
-    Console().print(table)
+    # piped or redirected: no terminal width to fit, so never cut a team's name
+    Console(width=None if sys.stdout.isatty() else 10_000).print(table)
     print("turns: one player's draw-place-discard; pickups: turns that took the top discard")
     data = reports[0].to_json()
     if len(reports) == 2:
@@ -193,34 +223,57 @@ def run_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+CALIBRATE_REFUSES = ("level", "stock_size")
+"""Game options calibrate sets itself (it tries every stock size)."""
+
+
 def _calibrate_arguments(p: argparse.ArgumentParser) -> None:
+    from commoncause.options import add_game_arguments
+
     _team_arguments(p, default_games=2000)
     p.add_argument("--target", type=float, required=True, help="target win rate, e.g. 0.82")
     p.add_argument("--min-stock", type=int, default=0, help="smallest stock size tried")
     p.add_argument("--max-stock", type=int, default=33, help="largest stock size tried")
     p.add_argument("--plot", type=Path, help="PNG of win rate by stock size (95%% bands)")
-    _game_arguments(p)
+    add_game_arguments(p)
+    for action in p._actions:  # parsed only to be refused with a reason (run_calibrate)
+        if action.dest in CALIBRATE_REFUSES:
+            action.help = argparse.SUPPRESS
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
     """Find the stock size whose win rate is closest to a target."""
     import json
 
-    from agents.calibrate import calibrate, plot_curve
-    from agents.evaluate import parse_team
+    from commoncause.agents.calibrate import calibrate, plot_curve
+    from commoncause.agents.evaluate import parse_team
+    from commoncause.options import game_and_config
 
-    team = parse_team(args.team)
-    config = _config(args)
+    given = [name for name in CALIBRATE_REFUSES if getattr(args, name, None) is not None]
+    if given:
+        flags = " and ".join("--" + name.replace("_", "-") for name in given)
+        raise ValueError(
+            f"calibrate tries every stock size from --min-stock to --max-stock: "
+            f"{flags} do{'es' if len(given) == 1 else ''} not apply"
+        )
+    game, config = game_and_config(args)
+    if not hasattr(config, "stock_size"):
+        raise ValueError(f"calibrate varies the stock size, which {game.title} does not have")
+    team = parse_team(args.team, game.num_seats(config), game.name)
     if not 0 <= args.min_stock <= args.max_stock <= 33:
         raise ValueError("stock sizes must satisfy 0 <= --min-stock <= --max-stock <= 33")
     sizes = range(args.min_stock, args.max_stock + 1)
     bar, advance = _progress(
         args.games * len(sizes), f"{'+'.join(team)} stock {sizes.start}-{sizes.stop - 1}"
     )
-    with bar:
-        cal = calibrate(
-            team, args.target, config, args.games, args.seed, args.workers, sizes, advance
-        )
+    try:
+        with bar:
+            cal = calibrate(
+                team, args.target, config, args.games, args.seed, args.workers, sizes, advance,
+                game=game.name,
+            )  # fmt: skip
+    except KeyboardInterrupt:
+        return _interrupted()
     for point in cal.points:
         low, high = point.ci95
         mark = "  <- closest" if point.stock_size == cal.best_stock_size else ""
@@ -240,10 +293,18 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
 
 def _train_arguments(p: argparse.ArgumentParser) -> None:
+    from commoncause.options import seed_type
+
     p.add_argument("--config", type=Path, help="YAML config (configs/normal.yaml)")
     p.add_argument("--total-steps", type=int, help="override the config's total_steps")
-    p.add_argument("--seed", type=int, help="override the config's seed")
-    p.add_argument("--resume", type=Path, help="continue a run from its checkpoint (last.pt)")
+    p.add_argument("--seed", type=seed_type, help="override the config's seed (0 or more)")
+    p.add_argument(
+        "--resume",
+        type=Path,
+        help="continue a run from its checkpoint (runs/NAME/checkpoints/last.pt) with its own "
+        "config, seed and name; takes only --total-steps (an exported policy starts a new "
+        "run through init_from in a config instead)",
+    )
     p.add_argument("--run-name", help="name of the run directory (default name__seed__time)")
 
 
@@ -254,17 +315,27 @@ def run_train(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from train.config import TrainConfig, load_config
-    from train.trainer import Trainer
+    from commoncause.train.config import load_config
+    from commoncause.train.trainer import Trainer
 
     if args.config is None and args.resume is None:
         raise ValueError("give --config (a YAML file in configs/) or --resume (a checkpoint)")
-    config = load_config(args.config) if args.config else TrainConfig()
-    if args.seed is not None:
-        config = replace(config, seed=args.seed)
     if args.total_steps is not None and args.total_steps < 0:
         raise ValueError(f"--total-steps must not be negative, got {args.total_steps}")
-    trainer = Trainer(config, args.run_name, args.resume, args.total_steps)
+    if args.resume is not None:
+        ignored = [flag for flag, value in (("--config", args.config), ("--seed", args.seed),
+                   ("--run-name", args.run_name)) if value is not None]  # fmt: skip
+        if ignored:
+            raise ValueError(
+                f"--resume continues a run with its own config, seed and name, so it takes "
+                f"only --total-steps; drop {', '.join(ignored)}"
+            )
+        trainer = Trainer(None, resume=args.resume, total_steps=args.total_steps)
+    else:
+        config = load_config(args.config)
+        if args.seed is not None:
+            config = replace(config, seed=args.seed)
+        trainer = Trainer(config, args.run_name, total_steps=args.total_steps)
     print(f"run {trainer.state.run_name}: {trainer.run_dir}")
     try:
         final = trainer.run()
@@ -293,10 +364,14 @@ def _play_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_play(args: argparse.Namespace) -> int:
-    """Play one seat of a game with an agent partner in the terminal (recorded)."""
+    """Play one seat of a game with agent partners in the terminal (recorded)."""
     from commoncause import play
 
-    return play.run(args)
+    try:
+        return play.run(args)
+    except KeyboardInterrupt:  # (play saves the game itself; this is only a safety net)
+        print("\ninterrupted", file=sys.stderr)
+        return 130
 
 
 def _replay_arguments(p: argparse.ArgumentParser) -> None:
@@ -309,23 +384,30 @@ def run_replay(args: argparse.Namespace) -> int:
     """Step through a game record."""
     from commoncause import replay
 
-    return replay.run(args)
+    try:
+        return replay.run(args)
+    except KeyboardInterrupt:  # (replay stops quietly itself; this is only a safety net)
+        print("\ninterrupted", file=sys.stderr)
+        return 130
 
 
 # ------------------------------------------------------------------ analyze
 
 
 def _analyze_arguments(p: argparse.ArgumentParser) -> None:
-    from commoncause import analyze
+    from commoncause.analysis import cli
 
-    analyze.add_arguments(p)
+    cli.add_arguments(p)
 
 
 def run_analyze(args: argparse.Namespace) -> int:
     """Measure a team's communication through discards; write a report with plots."""
-    from commoncause import analyze
+    from commoncause.analysis import cli
 
-    return analyze.run(args)
+    try:
+        return cli.run(args)
+    except KeyboardInterrupt:
+        return _interrupted()
 
 
 def _export_arguments(p: argparse.ArgumentParser) -> None:
@@ -336,7 +418,7 @@ def _export_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_export(args: argparse.Namespace) -> int:
     """Ship a checkpoint: weights without optimizer state, model card and training curve."""
-    from train.export import export_checkpoint
+    from commoncause.train.export import export_checkpoint
 
     target = export_checkpoint(args.source, args.out, args.lineage)
     print(f"wrote {target} ({target.stat().st_size / 2**20:.1f} MB), best.json, curve.png")
@@ -350,6 +432,11 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         help="play and render one game between two random legal agents",
         add_arguments=_demo_arguments,
         run=run_demo,
+    ),
+    "games": Subcommand(
+        help="list the registered games with their PettingZoo ids",
+        add_arguments=_games_arguments,
+        run=run_games,
     ),
     "eval": Subcommand(
         help="play a team over many seeded deals and report its win rate",
@@ -372,7 +459,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         run=run_calibrate,
     ),
     "play": Subcommand(
-        help="play Common Cause in the terminal with an agent partner (every game recorded)",
+        help="play a game in the terminal with agent partners (every game recorded)",
         add_arguments=_play_arguments,
         run=run_play,
     ),

@@ -1,325 +1,159 @@
-"""``commoncause play``: a person plays one seat of Common Cause with an agent partner.
+"""``commoncause play``: a person plays one seat of a game with agent partners, in the terminal.
 
-The screen shows only what the person's seat may see (a ``SeatView``). Moves are chosen by
-number from the list of legal moves or typed in move notation (any letter case; a unique
-prefix of a listed move, word by word, selects it). A move that is the only legal one (the
-stock draw when the top discard cannot be placed, or the losing draw at the end) is played
-automatically with a message. Every game is recorded (``commoncause.records``) after every
-move; ``--resume`` continues a game from its record.
+A thin driver of :class:`~commoncause.session.PlaySession` (the game, the seats, the record,
+input and hints live there; a browser will drive the same session). Any registered game
+(``--game``, with its options, e.g. ``--game dummy_rummy --num-players 4``): the other seats
+are agents (``--partner``: one for all, or a comma list, one per other seat). The screen shows only
+what the person's seat may see (``session.screen(seat)``, built from its seat view). Moves
+are chosen by number from the list of legal moves or typed in move notation (any letter
+case; a unique prefix of a listed move, word by word, selects it). A move that is the only
+legal one (the stock draw when the top discard cannot be placed, or the losing draw at the
+end) is played automatically with a message. Every game is recorded
+(``commoncause.records``) after every move, so quitting or Ctrl-C loses nothing:
+``--resume`` continues a game from its record.
 """
 
 from __future__ import annotations
 
-import random
-import re
 import time
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
-from envs.common_cause.cards import deck_codes, parse_deck
-from envs.common_cause.notation import move_text, parse_move
-from envs.common_cause.rules import DRAW_PHASE, LEVELS, GameConfig, GameState
-from envs.common_cause.seat import SeatView
-
-from . import records
-from .screen import (
-    PLAYERS,
-    god_screen,
-    move_menu,
-    ordered_moves,
-    seat_screen,
-    shown_text,
-    title,
-    turn_number,
+from .options import add_game_arguments, game_and_config, game_options, seed_type
+from .screen import god_screen, move_menu, seat_screen, title
+from .session import (  # noqa: F401 (BadInput and resolve_input: the play API of old)
+    HUMAN,
+    BadInput,
+    Move,
+    PlaySession,
+    default_partner,
+    make_player,
+    resolve_input,
 )
-
-VARIANTS = ("open-hands", "ace-low", "three-starts", "early-loss", "signal-rule")
 
 HELP = """\
 How to play a move:
   - type its number from the list, e.g. 3
-  - or type the move as listed, in any letter case: discard kd, start 7h 7s,
-    complete 4c 5c with jk as 6c, layoff 7c on 4c 5c 6c, swap 6c on 4c 5c jk(6c)
-  - or type the start of it: 'disc kd', 'dr s' or 'start 7h' are enough when
+  - or type the move as listed, in any letter case: {examples} when
     only one listed move begins that way (word by word); if several do, they are listed.
 Commands:
   help   this text            rules  a short summary of the rules
   hint   what the baseline strategy would play now
   board  show the table again quit   stop; the game is saved and can be resumed
-When only one move is legal (usually 'draw stock' because the top discard cannot
-be placed), it is played for you and a message says so.
+When only one move is legal (say 'draw stock' because the top discard cannot be
+placed), it is played for you and a message says so.
 Card codes: ranks A 2-10 J Q K, suits C D H S, joker JK (10 may be written T)."""
 
-RULES = """\
-Common Cause in short: you and your partner win or lose together, against the stock.
-  - A meld is a set (3-4 cards of one rank) or a run (3+ cards of one suit in sequence;
-    the Ace low or high, never K-A-2). The two jokers are wild.
-  - Nobody melds alone: you lay an open start of two cards (a pair, neighbours, or one gap;
-    no joker; at most two on the table), and only your partner may complete it with a
-    third card (or a joker). Then it is a complete meld: either of you may lay off on it,
-    or swap a joker out of it with the real card it stands for.
-  - Your turn: draw (the stock, or the top discard only if you place it this turn), place
-    what you like, then discard one card. With an empty hand you skip the discard.
-  - No talking: your discards are your messages. Discarding the card that completes your
-    own open start offers it to your partner without using up the stock.
-  - You win when both hands are empty and no open start is left. You lose when a player
-    must draw from an empty stock and cannot place the top discard."""
+GENERIC_EXAMPLES = (
+    "draw stock, discard kd\n  - or type the start of it: 'disc kd' or 'dr s' are enough"
+)
 
 
-# --------------------------------------------------------------------------- agents
+def help_text(view) -> str:
+    """``HELP`` with the game's own move examples (its seat view's ``move_examples``)."""
+    return HELP.format(examples=view.move_examples() or GENERIC_EXAMPLES)
 
 
-def default_partner() -> tuple[str, str | None]:
-    """The default partner spec and a note when it falls back to the baseline."""
-    from agents.trained import DEFAULT_CHECKPOINT
-
-    if DEFAULT_CHECKPOINT.is_file():
-        return "trained", None
-    try:
-        shown = DEFAULT_CHECKPOINT.relative_to(Path.cwd())
-    except ValueError:
-        shown = DEFAULT_CHECKPOINT
-    return "baseline", f"note: no trained partner yet ({shown} not found); playing the baseline"
+def rules_text(view, title: str) -> str:
+    """The game's rules in short (its seat view's ``rules_text``)."""
+    return view.rules_text() or f"{title}: see its rule sheet."
 
 
-def make_player(spec: str) -> tuple[object, dict]:
-    """An agent from ``baseline[:options]``, ``random``, ``trained`` (the shipped
-    checkpoint) or a checkpoint path, and its seat description for the record. A missing
-    or broken checkpoint raises ValueError."""
-    from agents.evaluate import make_agent
-
-    name = spec.partition(":")[0]
-    if name in ("baseline", "random"):
-        return make_agent(spec), {
-            "player": "agent",
-            "agent": spec,
-            "checkpoint": None,
-            "sha256": None,
-        }
-    from agents.trained import DEFAULT_CHECKPOINT, PolicyAgent
-
-    path = DEFAULT_CHECKPOINT if spec == "trained" else Path(spec)
-    try:
-        agent = PolicyAgent(path)
-    except ValueError as e:  # keep it to one line (torch's messages run to several)
-        raise ValueError(_one_line(str(e))) from None
-    except (KeyError, TypeError, RuntimeError) as e:  # a dict of the right format, wrong parts
-        raise ValueError(_one_line(f"checkpoint {path} is not usable: {e!r}")) from None
-    return agent, {
-        "player": "agent",
-        "agent": spec,
-        "checkpoint": str(path),
-        "sha256": records.sha256_of(path),
-    }
+QUIET = {"highlight": False, "markup": False, "soft_wrap": True}
 
 
-def _one_line(message: str) -> str:
-    line = message.strip().splitlines()[0] if message.strip() else "unknown error"
-    head, sep, tail = line.partition(": ")
-    if sep and len(line) > 120:
-        line = head + sep + tail.split(". ")[0]
-    return line
+class Terminal:
+    """The terminal screen of a session: prints boards, asks for moves."""
 
-
-def agent_move(agent, state: GameState, player: int) -> tuple[int, dict[str, float], float]:
-    """The agent's move, its probabilities over the legal moves (by move text) and the
-    seconds it took."""
-    view = SeatView(state, player)
-    legal = state.legal_actions()
-    start = time.perf_counter()
-    probs = None
-    if hasattr(agent, "probabilities") and len(legal) > 1:
-        probs = agent.probabilities(view)
-    action = agent.act(view)
-    seconds = time.perf_counter() - start
-    if probs is not None:
-        dist = {move_text(state, a): round(float(probs[a]), 6) for a in legal}
-    elif getattr(agent, "name", "") == "random":
-        dist = {move_text(state, a): round(1 / len(legal), 6) for a in legal}
-    else:
-        dist = {move_text(state, action): 1.0}
-    return action, dist, seconds
-
-
-# ---------------------------------------------------------------------------- input
-
-
-class BadInput(Exception):
-    """Input that selects no legal move; the message says why."""
-
-
-_NUMBER = re.compile(r"^[+-]?\d+$")
-
-
-def resolve_input(text: str, state: GameState, menu: list[int], texts: list[str]) -> int:
-    """The legal action a line of input selects (a number, a move, a unique prefix);
-    BadInput with a clear message otherwise. ``menu`` and ``texts`` are the numbered moves."""
-    norm = " ".join(text.lower().split())
-    if _NUMBER.match(norm):
-        n = int(norm)
-        if 1 <= n <= len(menu):
-            return menu[n - 1]
-        raise BadInput(f"There is no move {n}: choose a number from 1 to {len(menu)}.")
-    lower = [t.lower() for t in texts]
-    if norm in lower:
-        return menu[lower.index(norm)]
-    try:
-        action = parse_move(state, text)
-        if action in menu:
-            return action
-        problem = f"'{text.strip()}' is not a legal move now"
-    except ValueError as e:
-        problem = str(e)
-    words = norm.split()
-    matches = [
-        i
-        for i, t in enumerate(lower)
-        if len(words) <= len(t.split())
-        and all(m.startswith(w) for w, m in zip(words, t.split(), strict=False))
-    ]
-    if len(matches) == 1:
-        return menu[matches[0]]
-    if matches:
-        listed = "; ".join(f"{i + 1}. {texts[i]}" for i in matches[:12])
-        more = f" (and {len(matches) - 12} more)" if len(matches) > 12 else ""
-        raise BadInput(f"'{text.strip()}' could be any of: {listed}{more}. Type more of it.")
-    raise BadInput(f"{problem}. Type a move number (1-{len(menu)}), a listed move, or 'help'.")
-
-
-# ----------------------------------------------------------------------------- game
-
-
-class Session:
-    """One game in progress: the state, the record, who plays each seat, the screen."""
-
-    def __init__(
-        self,
-        state: GameState,
-        record: dict,
-        path: Path,
-        agents: dict[int, object],
-        console: Console,
-        level: str,
-    ) -> None:
-        self.state = state
-        self.record = record
-        self.path = path
-        self.agents = agents  # seat -> agent; the other seat (if any) is the person
-        humans = [p for p in (0, 1) if p not in agents]
-        self.human = humans[0] if humans else None
+    def __init__(self, session: PlaySession, console: Console) -> None:
+        self.session = session
         self.console = console
-        self.level = level
-        self.turn_moves: dict[int, list[str]] = {0: [], 1: []}  # each seat's latest turn
+        humans = session.humans
+        self.seat = humans[0] if humans else None  # the person's seat; None: watching
 
-    # -- bookkeeping --------------------------------------------------------------
-    def names(self, p: int) -> str:
-        seat = self.record["seats"][p]
-        return "human" if seat["player"] == "human" else seat["agent"]
+    def say(self, text: str) -> None:
+        self.console.print(text, **QUIET)
 
-    def play(self, action: int, seconds: float, probs, **extra) -> None:
-        state = self.state
-        player = state.current
-        text = move_text(state, action)
-        shown = shown_text(state, action, self.human)
-        if state.phase == DRAW_PHASE:  # a new turn for this player
-            self.turn_moves[player] = []
-        state.apply(action)
-        self.turn_moves[player].append(shown)
-        records.add_move(self.record, state, player, action, text, seconds, probs, **extra)
-        records.save(self.record, self.path)
-
-    def replay_turn_moves(self) -> None:
-        """Rebuild each seat's latest-turn moves from the record (after a resume)."""
-        state = records.initial_state(self.record)
-        turn_moves: dict[int, list[str]] = {0: [], 1: []}
-        for entry in self.record["moves"]:
-            player, action = entry["player"], entry["action"]
-            if state.phase == DRAW_PHASE:
-                turn_moves[player] = []
-            turn_moves[player].append(shown_text(state, action, self.human))
-            state.apply(action)
-        self.turn_moves = turn_moves
+    def resume_line(self) -> str:
+        return f"commoncause play --resume {self.session.path}"
 
     # -- output -------------------------------------------------------------------
     def show_board(self) -> None:
-        c = self.console
-        c.rule(title(self.state, self.level))
-        if self.human is None:
-            lines = god_screen(self.state, tuple(f"{PLAYERS[p]} ({self.names(p)})" for p in (0, 1)))
+        s = self.session
+        seat = s.current if s.person_to_move else self.seat
+        data = s.screen(seat)
+        self.console.rule(title(data))
+        if seat is None:
+            names = tuple(f"{data['seats'][p]} ({data['players'][p]})" for p in range(s.num_seats))
+            lines = god_screen(data, names)
         else:
-            me, partner = self.human, 1 - self.human
-            own = self.turn_moves[me] if self.state.current == me else []
-            lines = seat_screen(SeatView(self.state, me), self.level, self.turn_moves[partner], own)
+            lines = seat_screen(data)
         for line in lines:
-            c.print(line, highlight=False)
+            self.console.print(line, highlight=False)
 
     def summary(self) -> None:
-        c, state = self.console, self.state
+        s, c = self.session, self.console
+        out = s.summary()
         c.rule("Game over")
-        if state.result == "win":
-            c.print(
-                "[bold green]WON[/]: both hands are empty and every card on the table is "
-                "in a complete meld.",
-                highlight=False,
-            )
+        seat = 0 if self.seat is None else self.seat
+        returns = out["returns"]
+        if out["team"]:
+            word, _, rest = out["result"].partition(": ")
+            colour = "green" if returns[seat] > 0 else "red"
+            c.print(f"[bold {colour}]{word.upper()}[/]: {rest}.", highlight=False)
         else:
-            c.print(f"[bold red]LOST[/]: {state.loss_reason}.", highlight=False)
-        c.print(f"Turns used: {state.turns}", highlight=False)
-        c.print(f"Stock left: {len(state.stock)} of {state.config.stock_size}", highlight=False)
-        counts = records.pickups(state)
-        if self.human is not None:
-            me, partner = self.human, 1 - self.human
-            c.print(
-                f"You picked up {counts[f'{me}_from_{partner}']} of your partner's discards; "
-                f"your partner picked up {counts[f'{partner}_from_{me}']} of yours.",
-                highlight=False,
-            )
-        else:
-            c.print(
-                f"player_0 picked up {counts['0_from_1']} of player_1's discards; "
-                f"player_1 picked up {counts['1_from_0']} of player_0's.",
-                highlight=False,
-            )
-        c.print(
-            f"Game record: {self.path}  (see both hands: commoncause replay {self.path})",
-            highlight=False,
-            markup=False,
-            soft_wrap=True,
-        )
+            colour = "green" if returns[seat] == max(returns) else "red"
+            c.print(f"[bold {colour}]GAME OVER[/]: {escape(out['result'])}.", highlight=False)
+            you = "" if self.seat is None else f" (you: player_{self.seat})"
+            shown = ", ".join(f"player_{p} {r or 0.0:g}" for p, r in enumerate(returns))
+            self.say(f"Returns: {shown}{you}")
+        self.say(f"Turns used: {out['turns']}")
+        if "stock_left" in out:
+            total = f" of {out['stock_size']}" if out.get("stock_size") is not None else ""
+            self.say(f"Stock left: {out['stock_left']}{total}")
+        counts = out.get("pickups")
+        if counts and s.num_seats == 2:
+            if self.seat is not None:
+                me, partner = self.seat, 1 - self.seat
+                self.say(
+                    f"You picked up {counts[f'{me}_from_{partner}']} of your partner's "
+                    f"discards; your partner picked up {counts[f'{partner}_from_{me}']} of yours."
+                )
+            else:
+                self.say(
+                    f"player_0 picked up {counts['0_from_1']} of player_1's discards; "
+                    f"player_1 picked up {counts['1_from_0']} of player_0's."
+                )
+        self.say(f"Game record: {s.path}  (see every hand: commoncause replay {s.path})")
+
+    def show_menu(self, texts: list[str]) -> None:
+        self.console.print("Your moves:", highlight=False)
+        for row in move_menu(texts, self.console.width):
+            self.console.print(row, highlight=False)
 
     # -- the game loop ------------------------------------------------------------
     def run(self, input_fn=input) -> int:
-        """Play to the end (0), or until the person quits (0, saved) or interrupts (130)."""
+        """Play to the end (0), or until the person quits (0) or interrupts (130); the
+        record is saved either way."""
+        s = self.session
         try:
-            while not self.state.is_terminal:
-                player = self.state.current
-                if player in self.agents:
-                    action, probs, seconds = agent_move(self.agents[player], self.state, player)
-                    if self.human is None:
-                        shown = shown_text(self.state, action, None)
-                        self.console.print(
-                            f"{PLAYERS[player]} ({self.names(player)}): {shown}",
-                            highlight=False,
-                            markup=False,
-                        )
-                    self.play(action, seconds, probs)
+            while not s.is_over:
+                if s.current in s.agents:
+                    action, probs, seconds = s.agent_move()
+                    move = s.play(action, seconds, probs)
+                    if self.seat is None:
+                        p = move.seat
+                        self.say(f"player_{p} ({s.player_name(p)}): {move.seen_by(None)}")
                     continue
                 if not self.human_move(input_fn):
-                    self.console.print(
-                        f"Game saved. Continue it with: commoncause play --resume {self.path}",
-                        highlight=False,
-                        markup=False,
-                        soft_wrap=True,
-                    )
+                    s.save()
+                    self.say(f"Game saved. Continue it with: {self.resume_line()}")
                     return 0
         except KeyboardInterrupt:
-            self.console.print(
-                f"\nInterrupted. Game saved; continue with: commoncause play --resume {self.path}",
-                highlight=False,
-                markup=False,
-                soft_wrap=True,
-            )
+            s.save()
+            self.say(f"\nInterrupted. Game saved; continue with: {self.resume_line()}")
             return 130
         self.show_board()
         self.summary()
@@ -327,20 +161,13 @@ class Session:
 
     def human_move(self, input_fn) -> bool:
         """Ask the person for one move and play it; False if they quit."""
-        state, c = self.state, self.console
-        legal = state.legal_actions()
-        if len(legal) == 1:
-            action = legal[0]
-            shown = shown_text(state, action, self.human)
-            c.print(
-                f"Only one move is possible: {shown} - played for you.",
-                highlight=False,
-                markup=False,
-            )
-            self.play(action, 0.0, None, forced=True)
+        s = self.session
+        menu = s.legal_moves()
+        if len(menu) == 1:
+            move = s.play(menu[0][0], 0.0, None, forced=True)
+            self.say(f"Only one move is possible: {move.seen_by(move.seat)} - played for you.")
             return True
-        menu = ordered_moves(legal)
-        texts = [move_text(state, a) for a in menu]
+        texts = [t for _, t in menu]
         self.show_board()
         self.show_menu(texts)
         prompt = f"Your move (1-{len(menu)}, a move, help): "
@@ -350,7 +177,7 @@ class Session:
             try:
                 line = input_fn(prompt)
             except EOFError:
-                c.print()
+                self.console.print()
                 return False
             word = line.strip().lower()
             if not word:
@@ -358,86 +185,56 @@ class Session:
             if word in ("quit", "exit", "q"):
                 return False
             if word in ("help", "?", "h"):
-                c.print(HELP, highlight=False, markup=False)
+                self.say(help_text(s.view(s.current)))
                 continue
             if word == "rules":
-                c.print(RULES, highlight=False, markup=False)
+                self.say(rules_text(s.view(s.current), s.game.title))
                 continue
             if word in ("board", "moves", "list"):
                 self.show_board()
                 self.show_menu(texts)
                 continue
             if word == "hint":
-                hinted = self.hint()
-                hint = move_text(state, hinted)
-                c.print(
-                    f"Hint: the baseline would play {hint} (move {menu.index(hinted) + 1}).",
-                    highlight=False,
-                    markup=False,
-                )
+                hinted = s.hint()
+                hint = s.game.move_text(s.state, hinted)
+                number = [a for a, _ in menu].index(hinted) + 1
+                self.say(f"Hint: the baseline would play {hint} (move {number}).")
                 continue
             try:
-                action = resolve_input(line, state, menu, texts)
+                action = s.resolve(line)
             except BadInput as e:
-                c.print(str(e), highlight=False, markup=False)
+                self.say(str(e))
                 continue
             break
         seconds = time.perf_counter() - start
         extra = {"hint": hint} if hint else {}
-        chosen = shown_text(state, action, self.human)
-        c.print(f"You play: {chosen}", highlight=False, markup=False)
-        self.play(action, seconds, None, **extra)
+        move = s.play(action, seconds, None, **extra)
+        self.say(f"You play: {move.seen_by(move.seat)}")
         return True
-
-    def show_menu(self, texts: list[str]) -> None:
-        self.console.print("Your moves:", highlight=False)
-        for row in move_menu(texts, self.console.width):
-            self.console.print(row, highlight=False)
-
-    def hint(self) -> int:
-        """What the baseline strategy would play from the person's seat view."""
-        from agents.baseline import BaselineAgent
-
-        return BaselineAgent().act(SeatView(self.state, self.state.current))
 
 
 # ------------------------------------------------------------------------ starting
 
 
-def config_from(level: str, stock_size: int | None, variants: list[str]) -> GameConfig:
-    unknown = [v for v in variants if v not in VARIANTS]
-    if unknown:
-        raise ValueError(f"unknown variant {unknown[0]!r}: choose from {', '.join(VARIANTS)}")
-    return GameConfig.make(
-        level,
-        stock_size,
-        open_hands="open-hands" in variants,
-        ace_low="ace-low" in variants,
-        max_open_starts=3 if "three-starts" in variants else 2,
-        early_loss="early-loss" in variants,
-        signal_rule="signal-rule" in variants,
-    )
-
-
 def add_arguments(p) -> None:
     p.add_argument(
         "--partner",
-        help="baseline, trained (the shipped checkpoint) or a "
-        "checkpoint path (default: the shipped checkpoint if there is one, "
-        "else baseline)",
+        metavar="AGENT[,AGENT...]",
+        help="who plays the other seats (the partner, or the opponents): baseline, "
+        "baseline:<option>=<value>, random, trained (the shipped checkpoint) or a checkpoint "
+        "path; one agent for every other seat, or one per other seat separated by commas, "
+        "in seat order without yours (e.g. --num-players 4 --partner baseline,random,baseline)."
+        " Default: the shipped checkpoint if there is one for the game, else the game's "
+        "baseline",
     )
-    p.add_argument("--level", choices=list(LEVELS), help="difficulty level (default normal)")
-    p.add_argument("--stock-size", type=int, help="explicit stock size 0-33 (overrides --level)")
-    p.add_argument("--seat", type=int, choices=(0, 1), help="your seat: 0 begins (default 0)")
-    p.add_argument("--seed", type=int, help="deal seed (default: a random one, recorded)")
+    p.add_argument("--seat", type=int, help="your seat: 0 begins (default 0)")
     p.add_argument(
-        "--variant",
-        action="extend",
-        nargs="+",
-        choices=VARIANTS,
-        metavar="VARIANT",
-        help=f"one or more variants (repeatable): {', '.join(VARIANTS)}",
+        "--seed",
+        type=seed_type,
+        default=None,
+        help="deal seed, 0 or more (default: a random one, recorded)",
     )
+    add_game_arguments(p)
     p.add_argument(
         "--record-dir",
         type=Path,
@@ -449,97 +246,89 @@ def add_arguments(p) -> None:
     )
     p.add_argument(
         "--player",
-        default="human",
-        help="who plays your seat: human (default), "
-        "or an agent (baseline, random, trained, a checkpoint): watch a game",
+        default=HUMAN,
+        help="who plays your seat: human (default), or an agent (baseline, random, trained, "
+        "a checkpoint): watch a game",
     )
 
 
-def run(args) -> int:
-    console = Console(highlight=False)
+def run(args, console: Console | None = None) -> int:
+    console = console or Console(highlight=False)
+    try:
+        terminal = start(args, console)
+    except KeyboardInterrupt:
+        console.print("\nInterrupted before the game began; nothing was saved.", **QUIET)
+        return 130
+    return terminal.run()
+
+
+def start(args, console: Console) -> Terminal:
+    """The terminal of a new or resumed session, its opening lines printed."""
     if args.resume is not None:
-        given = [
-            name
-            for name in ("partner", "level", "stock_size", "seat", "seed", "variant")
-            if getattr(args, name) is not None
-        ]
-        if given or args.player != "human":
+        given = [n for n in ("partner", "seat", "seed") if getattr(args, n) is not None]
+        given += list(game_options(args))
+        if given or args.player != HUMAN:
             opts = ", ".join("--" + g.replace("_", "-") for g in given or ["player"])
             raise ValueError(f"--resume continues the game as recorded; drop {opts}")
-        session = resume(args.resume, console)
-        state = session.state
+        session = PlaySession.resume(args.resume)
         console.print(
             f"Resuming {args.resume} at move {len(session.record['moves']) + 1} "
-            f"(turn {turn_number(state)}).",
-            highlight=False,
-            markup=False,
-            soft_wrap=True,
+            f"(turn {session.turn()}).",
+            **QUIET,
         )
-        session.replay_turn_moves()
-        return session.run()
+        return Terminal(session, console)
 
-    level = args.level or "normal"
-    config = config_from(level, args.stock_size, args.variant or [])
-    label = level if args.stock_size is None else "custom"
+    game, config = game_and_config(args)
+    n = game.num_seats(config)
     seat = 0 if args.seat is None else args.seat
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**9)
-    spec, note = (args.partner, None) if args.partner else default_partner()
-    partner, partner_info = make_player(spec)
-    agents = {1 - seat: partner}
-    seats: list[dict] = [{}, {}]
-    seats[1 - seat] = partner_info
-    if args.player == "human":
-        seats[seat] = {"player": "human"}
+    if not 0 <= seat < n:
+        raise ValueError(f"--seat must be 0-{n - 1} in {game.title}, got {seat}")
+    if args.partner:
+        others, note = other_seats(args.partner, n), None
     else:
-        agents[seat], seats[seat] = make_player(args.player)
-    shuffled = GameState.new_game(config, seed).deck
-    deck = parse_deck(deck_codes(shuffled))  # jokers numbered as a record reads them back
-    state = GameState(config, deck)
-    record = records.new_record(config, label, deck, seats, seed)
-    record["partner"] = {"seat": 1 - seat, **partner_info}
-    for p, agent in agents.items():
-        agent.reset(seed * 2 + p)
-    path = records.new_path(args.record_dir, seed)
-    records.save(record, path)
+        spec, note = default_partner(game.name)
+        others = [spec] * (n - 1)
+    seats = others[:seat] + [args.player] + others[seat:]
+    session = PlaySession.new(config, seats, args.seed, args.record_dir, game.name)
+    if n == 2 and game.team:
+        session.record["partner"] = {"seat": 1 - seat, **session.record["seats"][1 - seat]}
+        session.save()
     if note:
-        console.print(note, highlight=False, markup=False)
-    session = Session(state, record, path, agents, console, label)
+        console.print(note, **QUIET)
+    terminal = Terminal(session, console)
+    begins = " and begin" if seat == 0 else ""
     who = (
-        f"You play {PLAYERS[seat]}" + (" and begin" if seat == 0 else "")
-        if session.human is not None
-        else f"{PLAYERS[seat]}: {args.player}"
+        f"You play player_{seat}{begins}"
+        if terminal.seat is not None
+        else (f"player_{seat}: {args.player}")
     )
-    console.print(
-        f"{title(state, label)}. {who}; partner: {spec}. Seed {seed}. "
-        f"Recording to {path}. Type 'help' for help.",
-        highlight=False,
-        markup=False,
-        soft_wrap=True,
-    )
-    return session.run()
-
-
-def resume(path: Path, console: Console) -> Session:
-    """A session continuing the recorded game at its last move."""
-    record = records.load(path)
-    state = records.replay_moves(record)
-    if state.is_terminal:
-        raise ValueError(
-            f"the game in {path} is already over ({state.result}); "
-            f"see it with: commoncause replay {path}"
+    if n == 2 and game.team:
+        with_whom = f"partner: {others[0]}"
+    elif len(set(others)) == 1:
+        with_whom = f"the other players: {others[0]}"
+    else:
+        with_whom = "the others: " + ", ".join(
+            f"player_{p} {seats[p]}" for p in range(n) if p != seat
         )
-    agents = {}
-    for p, seat in enumerate(record["seats"]):
-        if seat.get("player") == "human":
-            continue
-        agent, info = make_player(seat["agent"])
-        if seat.get("sha256") and info["sha256"] != seat["sha256"]:
-            raise ValueError(
-                f"the partner checkpoint {seat['checkpoint']} has changed since this game "
-                f"began (sha256 {info['sha256'][:12]}..., recorded {seat['sha256'][:12]}...)"
-            )
-        seed = record.get("seed") or 0
-        agent.reset(seed * 2 + p)
-        agents[p] = agent
-    level = record.get("level", "normal")
-    return Session(state, record, path, agents, console, level)
+    data = session.screen(None)
+    console.print(
+        f"{title(data)}. {who}; {with_whom}. Seed {session.record['seed']}. "
+        f"Recording to {session.path}. Type 'help' for help.",
+        **QUIET,
+    )
+    return terminal
+
+
+def other_seats(text: str, n: int) -> list[str]:
+    """The agents of the seats other than the person's from ``--partner``: one spec for
+    all of them, or one per seat separated by commas (in seat order, the person's left
+    out)."""
+    specs = [t.strip() for t in text.split(",")]
+    if len(specs) == 1:
+        return specs * (n - 1)
+    if len(specs) != n - 1 or not all(specs):
+        raise ValueError(
+            f"--partner takes one agent for every other seat or {n - 1} separated by commas "
+            f"(one per other seat, in seat order), got {text!r}"
+        )
+    return specs

@@ -1,11 +1,15 @@
 """Game records: one JSON file per game, saved after every move.
 
-A record holds everything needed to replay or resume a game: the deck order (card codes,
-top first; both jokers are ``JK``), the level, stock size and variants, who plays which
-seat, the partner checkpoint and its sha256, and every move in order with the player, the
+A record holds everything needed to replay or resume a game: the game's registry name
+(``game``), its rules options (``config``: the config's own ``to_dict``) and their label
+(``level``), the deck order (card codes, top first; jokers are ``JK``), who plays which
+seat, a partner checkpoint and its sha256, and every move in order with the player, the
 move text (notation computed before the move), the action id, the seconds taken and, for
 an agent, its move probabilities over the legal moves (a policy's softmax; the baseline
 puts probability 1 on its move; ``null`` for a person).
+
+Older records (before the game registry) have no ``game`` and keep the options as
+``stock_size`` and ``variants`` (the config's other fields); they load as Common Cause.
 
 Records are written atomically (a temporary file in the same folder, then ``os.replace``),
 so a crash never leaves a half-written record behind.
@@ -20,13 +24,12 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
-from envs.common_cause.cards import deck_codes, parse_deck
-from envs.common_cause.notation import move_text
-from envs.common_cause.rules import GameConfig, GameState, IllegalMoveError
+from commoncause.envs.core.game import IllegalMoveError
+from commoncause.envs.registry import DEFAULT_GAME, get_game
 
 FORMAT = "commoncause-record-v1"
-PLAYERS = ("player_0", "player_1")
 
 
 def sha256_of(path: str | Path) -> str:
@@ -37,52 +40,45 @@ def sha256_of(path: str | Path) -> str:
     return digest.hexdigest()
 
 
-def variants_of(config: GameConfig) -> dict:
-    return {
-        "open_hands": config.open_hands,
-        "ace_low": config.ace_low,
-        "max_open_starts": config.max_open_starts,
-        "early_loss": config.early_loss,
-        "signal_rule": config.signal_rule,
-    }
-
-
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def new_record(
-    config: GameConfig,
+    config: Any,
     level: str,
     deck: list[int],
     seats: list[dict],
     seed: int | None,
+    game: str = DEFAULT_GAME,
 ) -> dict:
     """A record for a game about to start. ``seats[p]`` describes who plays seat p:
     ``{"player": "human"}`` or ``{"player": "agent", "agent": name, "checkpoint": path or
     None, "sha256": hash or None}``."""
-    return {
+    record = {
         "format": FORMAT,
+        "game": game,
         "created": _now(),
         "updated": _now(),
         "seed": seed,
         "level": level,
-        "stock_size": config.stock_size,
-        "variants": variants_of(config),
-        "deck": deck_codes(deck),
+        "config": config.to_dict(),
+        "deck": get_game(game).deck(config).codes(deck),
         "seats": seats,
         "moves": [],
         "finished": False,
         "result": None,
-        "loss_reason": "",
+        "outcome": "",
         "turns": 0,
-        "stock_left": config.stock_size,
     }
+    if hasattr(config, "stock_size"):
+        record["stock_left"] = config.stock_size
+    return record
 
 
 def add_move(
     record: dict,
-    state: GameState,
+    state: Any,
     player: int,
     action: int,
     text: str,
@@ -105,17 +101,20 @@ def add_move(
     update_summary(record, state)
 
 
-def update_summary(record: dict, state: GameState) -> None:
+def update_summary(record: dict, state: Any) -> None:
     record["updated"] = _now()
     record["finished"] = state.is_terminal
-    record["result"] = state.result
-    record["loss_reason"] = state.loss_reason
+    record["result"] = getattr(state, "result", None)
+    record["outcome"] = state.outcome()
+    record["returns"] = list(state.returns())
     record["turns"] = state.turns
-    record["stock_left"] = len(state.stock)
-    record["pickups"] = pickups(state)
+    if hasattr(state, "loss_reason"):  # Common Cause's summary fields
+        record["loss_reason"] = state.loss_reason
+        record["stock_left"] = len(state.stock)
+        record["pickups"] = pickups(state)
 
 
-def pickups(state: GameState) -> dict[str, int]:
+def pickups(state: Any) -> dict[str, int]:
     """How often each player took each player's discard: ``{"0_from_1": n, ...}``
     (the turned-up card counts as ``from_deal``)."""
     counts = {f"{t}_from_{d}": 0 for t in (0, 1) for d in (0, 1, "deal")}
@@ -167,55 +166,72 @@ def load(path: str | Path) -> dict:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"record {path} is not readable JSON: {e}") from None
     if not isinstance(record, dict) or record.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a Common Cause game record ({FORMAT})")
-    for key in ("deck", "stock_size", "variants", "seats", "moves"):
+        raise ValueError(f"{path} is not a game record of this project ({FORMAT})")
+    options = ("config",) if "config" in record else ("stock_size", "variants")
+    for key in ("deck", *options, "seats", "moves"):
         if key not in record:
             raise ValueError(f"record {path} has no {key!r}")
+    try:
+        game_of(record)
+        config_of(record)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"record {path}: {e}") from None
     return record
 
 
-def config_of(record: dict) -> GameConfig:
-    v = record["variants"]
-    return GameConfig(
-        stock_size=record["stock_size"],
-        open_hands=v.get("open_hands", False),
-        ace_low=v.get("ace_low", False),
-        max_open_starts=v.get("max_open_starts", 2),
-        early_loss=v.get("early_loss", False),
-        signal_rule=v.get("signal_rule", False),
-    )
+def game_of(record: dict):
+    """The record's game (``Game``); a record from before the registry is Common Cause."""
+    return get_game(record.get("game", DEFAULT_GAME))
 
 
-def initial_state(record: dict) -> GameState:
+def config_of(record: dict) -> Any:
+    """The record's rules config, through the config's own ``from_dict``."""
+    config_type = game_of(record).config_type
+    if "config" in record:
+        return config_type.from_dict(record["config"])
+    return config_type.from_dict({"stock_size": record["stock_size"], **record["variants"]})
+
+
+def initial_state(record: dict) -> Any:
     """The game as dealt from the record's deck."""
-    return GameState(config_of(record), parse_deck(record["deck"]))
+    game, config = game_of(record), config_of(record)
+    return game.new_state(config, game.deck(config).parse(record["deck"]))
 
 
-def replay_moves(record: dict, state: GameState | None = None, on_move=None) -> GameState:
+def check_move(record: dict, state: Any, entry: dict, i: int | None = None) -> None:
+    """ValueError unless ``entry`` is the recorded player's legal move with the recorded
+    text at ``state`` (before it is applied)."""
+    game = game_of(record)
+    i = record["moves"].index(entry) if i is None else i
+    try:
+        player, action, text = entry["player"], entry["action"], entry["move"]
+    except (KeyError, TypeError):
+        raise ValueError(f"record move {i + 1} lacks player, action or move") from None
+    if state.is_terminal:
+        raise ValueError(f"record move {i + 1} comes after the end of the game")
+    if player != state.current:
+        raise ValueError(
+            f"record move {i + 1} ({text}) is player_{player}'s, "
+            f"but it is player_{state.current}'s turn"
+        )
+    if action not in state.legal_actions():
+        raise ValueError(f"record move {i + 1} ({text}) is not legal at that point")
+    if game.move_text(state, action) != text:
+        raise ValueError(
+            f"record move {i + 1}: action {action} is {game.move_text(state, action)!r}, "
+            f"the record says {text!r}"
+        )
+
+
+def replay_moves(record: dict, state: Any = None, on_move=None) -> Any:
     """Play the record's moves on its deck; ``on_move(state_before, entry)`` is called
     before each move is applied. Checks that each move is the recorded player's, legal, and
     has the recorded text; ValueError naming the first move that is not."""
     if state is None:
         state = initial_state(record)
     for i, entry in enumerate(record["moves"]):
-        try:
-            player, action, text = entry["player"], entry["action"], entry["move"]
-        except (KeyError, TypeError):
-            raise ValueError(f"record move {i + 1} lacks player, action or move") from None
-        if state.is_terminal:
-            raise ValueError(f"record move {i + 1} comes after the end of the game")
-        if player != state.current:
-            raise ValueError(
-                f"record move {i + 1} ({text}) is {PLAYERS[player]}'s, "
-                f"but it is {PLAYERS[state.current]}'s turn"
-            )
-        if action not in state.legal_actions():
-            raise ValueError(f"record move {i + 1} ({text}) is not legal at that point")
-        if move_text(state, action) != text:
-            raise ValueError(
-                f"record move {i + 1}: action {action} is {move_text(state, action)!r}, "
-                f"the record says {text!r}"
-            )
+        check_move(record, state, entry, i)
+        action, text = entry["action"], entry["move"]
         if on_move is not None:
             on_move(state, entry)
         try:

@@ -1,11 +1,14 @@
-"""What the terminal game shows: one seat's view of the table, the move list, summaries.
+"""What the terminal shows: one seat's screen, the god view of replays, the move menu.
 
-Everything a seat's screen shows comes from a ``SeatView`` (own hand, public table,
-discard history, counts); the partner's hand only in the open-hands variant. The god view
-(both hands) is used by ``commoncause replay`` only.
+Screens are drawn from the data a :class:`~commoncause.session.PlaySession` builds from
+seat views (``session.screen(seat)``): own hand, discard history, counts, each seat's
+latest moves, another hand only where the game shows it (``open_hands``), and the game's
+own ``sections`` of labelled lines (``SeatView.table``), so this module draws every game
+and names none. They never see the game state. The god view (every hand,
+``screen(None)``) is for replays only.
 
-Screens are built as plain lines of rich markup, one fact per line, so that they read well
-and stay checkable in tests: the own hand is always the single line ``Your hand (N): ...``.
+Screens are plain lines of rich markup, one fact per line, so that they read well and stay
+checkable in tests: the own hand is always the single line ``Your hand (N): ...``.
 """
 
 from __future__ import annotations
@@ -14,45 +17,37 @@ import re
 
 from rich.markup import escape
 
-from envs.common_cause.actions import (
-    ACTIONS,
-    COMPLETE,
-    DISCARD,
-    DRAW,
-    DRAW_DISCARD,
-    DRAW_STOCK,
-    LAYOFF,
-    START,
-    STARTS,
-    SWAP,
-)
-from envs.common_cause.cards import JOKER, N_STANDARD, card_code, parse_card, sort_key, suit_of
-from envs.common_cause.notation import meld_text, move_text, start_text
-from envs.common_cause.render import variant_names
-from envs.common_cause.rules import DRAW_PHASE, GameState
-from envs.common_cause.seat import SeatView
+__all__ = [
+    "card_markup",
+    "colour_text",
+    "god_screen",
+    "hand_markup",
+    "move_menu",
+    "seat_names",
+    "seat_screen",
+    "title",
+]
 
-PLAYERS = ("player_0", "player_1")
-SUIT_STYLE = ("green", "blue", "red", "bold")  # C D H S: a four-colour deck
+SUIT_STYLE = {"C": "green", "D": "blue", "H": "red", "S": "bold"}  # a four-colour deck
 
 
-def card_markup(card: int) -> str:
-    code = card_code(card)
-    if card >= N_STANDARD:
+def card_markup(code: str) -> str:
+    if code == "JK":
         return f"[bold magenta]{code}[/]"
-    return f"[{SUIT_STYLE[suit_of(card)]}]{code}[/]"
+    return f"[{SUIT_STYLE.get(code[-1], 'default')}]{escape(code)}[/]"
 
 
-def hand_markup(cards: list[int]) -> str:
-    """A hand sorted by suit and rank, jokers last; suits separated by two spaces."""
+def hand_markup(codes: list[str]) -> str:
+    """A hand (already sorted by suit and rank, jokers last); suits separated by two
+    spaces."""
     groups: list[list[str]] = []
     last = None
-    for c in sorted(cards, key=sort_key):
-        group = sort_key(c)[0]
+    for code in codes:
+        group = "JK" if code == "JK" else code[-1]
         if group != last:
             groups.append([])
             last = group
-        groups[-1].append(card_markup(c))
+        groups[-1].append(card_markup(code))
     return "  ".join(" ".join(g) for g in groups) or "(empty)"
 
 
@@ -60,139 +55,132 @@ _CARD_CODE = re.compile(r"\b(?:10|[2-9AJQK])[CDHS]\b|\bJK\b")
 
 
 def colour_text(text: str) -> str:
-    """Move or meld text with its card codes coloured (the rest escaped)."""
+    """Move or table text with its card codes coloured (the rest escaped)."""
     out, last = [], 0
     for m in _CARD_CODE.finditer(text):
         out.append(escape(text[last : m.start()]))
-        out.append(card_markup(parse_card(m.group())))
+        out.append(card_markup(m.group()))
         last = m.end()
     out.append(escape(text[last:]))
     return "".join(out)
 
 
-def shown_text(state: GameState, action: int, viewer: int | None) -> str:
-    """The move text as ``viewer`` sees it (``None``: sees everything), computed before the
-    move is applied: a stock draw names its card to its own player only, a discard draw
-    names the card taken (public)."""
-    text = move_text(state, action)
-    if action == DRAW_DISCARD and state.discard:
-        text += f" (took {card_code(state.discard[-1])})"
-    elif action == DRAW_STOCK and state.stock and viewer in (state.current, None):
-        text += f" (drew {card_code(state.stock[-1])})"
-    return text
-
-
-def title(state: GameState, level: str) -> str:
-    head = f"Common Cause - {level} (stock {state.config.stock_size})"
-    variants = variant_names(state)
-    return head + (" - " + ", ".join(variants) if variants else "")
-
-
-def turn_number(state: GameState) -> int:
-    """The number of the turn in progress (a turn is one player's draw-place-discard)."""
-    return state.turns + (1 if state.phase == DRAW_PHASE and not state.is_terminal else 0)
+def title(data: dict) -> str:
+    """``<title> - <label> (stock N) - <variants>``: the game's title, its config's label,
+    the stock size when the options name one, and the variants in play."""
+    head = f"{data['title']} - {data['label'] or 'standard'}"
+    size = data.get("options", {}).get("stock_size")
+    if size is not None and not data["label"].startswith("stock"):
+        head += f" (stock {size})"
+    return head + (" - " + ", ".join(data["variants"]) if data["variants"] else "")
 
 
 def _cards(n: int) -> str:
     return f"{n} card" if n == 1 else f"{n} cards"
 
 
-def _starts(sids: list[int]) -> str:
-    return "  ".join(f"[{colour_text(start_text(s))}]" for s in sids) or "none"
+def _groups(texts: list[str]) -> str:
+    return "  ".join(f"[{colour_text(t)}]" for t in texts) or "none"
 
 
-def _melds(state: GameState) -> str:
-    return "  ".join(f"[{colour_text(meld_text(m))}]" for m in state.melds) or "none"
+def seat_names(data: dict) -> dict[int, str]:
+    """How a seat's screen names the seats: ``you`` and ``partner`` in a two-seat team game,
+    ``you`` and ``player_k`` otherwise."""
+    seat, n = data["seat"], len(data["seats"])
+    if n == 2 and data.get("team"):
+        return {seat: "you", 1 - seat: "partner"}
+    return {p: "you" if p == seat else data["seats"][p] for p in range(n)}
 
 
-def _who(who: int, seat: int | None, names: tuple[str, str]) -> str:
-    if who < 0:
-        return "deal"
-    return escape(names[who] if seat is None else (names[0] if who == seat else names[1]))
+def _who(who: int, names: dict[int, str]) -> str:
+    return "deal" if who < 0 else escape(names.get(who, f"player_{who}"))
 
 
-def discard_lines(log: list[list[int]], seat: int | None, names: tuple[str, str]) -> list[str]:
+def discard_lines(discards: list[dict], names: dict[int, str]) -> list[str]:
     """Top discard and the discard history (who discarded each card, taken or not)."""
-    lying = [e for e in log if not e[2]]
+    lying = [d for d in discards if not d["taken"] and not d.get("reshuffled")]
     if lying:
         top = lying[-1]
-        top_line = f"Top discard: {card_markup(top[0])} ({_who(top[1], seat, names)})"
+        top_line = f"Top discard: {card_markup(top['card'])} ({_who(top['by'], names)})"
     else:
         top_line = "Top discard: (pile empty)"
+
+    def note(d: dict) -> str:
+        return " [bold](taken)[/]" if d["taken"] else " (reshuffled)" if d.get("reshuffled") else ""
+
     history = ", ".join(
-        f"{card_markup(c)} {_who(w, seat, names)}{' [bold](taken)[/]' if taken else ''}"
-        for c, w, taken in log
+        f"{card_markup(d['card'])} {_who(d['by'], names)}{note(d)}" for d in discards
     )
     return [top_line, f"Discards (oldest first): {history}"]
 
 
-def seat_screen(
-    view: SeatView,
-    level: str,
-    partner_moves: list[str] = (),
-    own_moves: list[str] = (),
-    names: tuple[str, str] = ("you", "partner"),
-) -> list[str]:
-    """One seat's screen as rich markup lines: only what that seat may see."""
-    state = view._state  # for the title and turn number only (public facts)
-    seat = view.player
-    me, partner = names
-    lines = [
-        f"Turn {turn_number(state)}    Stock: {_cards(view.stock_size)}    "
-        f"{partner.capitalize()}'s hand: {_cards(view.partner_hand_size)}",
-        f"Complete melds: {_melds(state)}",
-        f"{partner.capitalize()}'s open starts: {_starts(view.partner_starts)}",
-        f"{'Your' if me == 'you' else me.capitalize() + chr(39) + 's'} open starts: "
-        f"{_starts(view.my_starts)}",
-    ]
-    lines += discard_lines(view.discard_log, seat, names)
-    if partner_moves:
-        lines.append(
-            f"{partner.capitalize()} just played: "
-            + " | ".join(colour_text(t) for t in partner_moves)
-        )
-    if own_moves:
-        lines.append("This turn so far: " + " | ".join(colour_text(t) for t in own_moves))
-    if view.config.open_hands:
-        lines.append(
-            f"{partner.capitalize()}'s hand ({view.partner_hand_size}, open hands): "
-            f"{hand_markup(view.partner_hand)}"
-        )
-    lines.append(f"Your hand ({len(view.hand)}): {hand_markup(view.hand)}")
+def _possessive(name: str) -> str:
+    return "Your" if name == "you" else f"{escape(name).capitalize()}'s"
+
+
+def section_lines(sections: list[dict], seats: list[int], name_of) -> list[str]:
+    """The game's own lines (``SeatView.table()["sections"]``): those of no seat first, as
+    they come, then each seat's in the order of ``seats``, headed ``name_of(seat)``."""
+
+    def line(head: str, section: dict) -> str:
+        body = colour_text(section["text"]) if "text" in section else _groups(section["items"])
+        return f"{head}: {body}"
+
+    lines = [line(escape(s["label"]), s) for s in sections if s.get("seat") is None]
+    for p in seats:
+        lines += [
+            line(f"{name_of(p)} {escape(s['label'])}", s) for s in sections if s.get("seat") == p
+        ]
     return lines
 
 
-def god_screen(state: GameState, names: tuple[str, str] = PLAYERS) -> list[str]:
-    """Both hands and the whole table (replays)."""
-    lines = [
-        f"Turn {turn_number(state)}    Stock: {_cards(len(state.stock))}",
-        f"Complete melds: {_melds(state)}",
-    ]
-    for p in (0, 1):
-        lines.append(f"{escape(names[p])} open starts: {_starts(state.starts[p])}")
-    lines += discard_lines(state.discard_log, None, ("p0", "p1"))
-    for p in (0, 1):
-        lines.append(
-            f"{escape(names[p])} hand ({len(state.hands[p])}): {hand_markup(state.hands[p])}"
-        )
+def _counts(data: dict, sizes: str = "") -> str:
+    stock = "" if data.get("stock") is None else f"    Stock: {_cards(data['stock'])}"
+    return f"Turn {data['turn']}{stock}" + (f"    {sizes}" if sizes else "")
+
+
+def seat_screen(data: dict) -> list[str]:
+    """One seat's screen as rich markup lines, from ``session.screen(seat)``."""
+    seat = data["seat"]
+    names = seat_names(data)
+    others = [p for p in range(len(data["seats"])) if p != seat]
+    sizes = "    ".join(
+        f"{_possessive(names[p])} hand: {_cards(data['hand_sizes'][p])}" for p in others
+    )
+    lines = [_counts(data, sizes)]
+    lines += section_lines(
+        data.get("sections", []), others + [seat], lambda p: _possessive(names[p])
+    )
+    lines += discard_lines(data["discards"], names)
+    for p in others:
+        moves = data["last_moves"][p]
+        if moves:
+            lines.append(
+                f"{escape(names[p]).capitalize()} just played: "
+                + " | ".join(colour_text(t) for t in moves)
+            )
+    own = data["last_moves"][seat] if data["current"] == seat else []
+    if own:
+        lines.append("This turn so far: " + " | ".join(colour_text(t) for t in own))
+    for p, hand in enumerate(data.get("open_hands") or []):
+        if hand is None or p == seat:
+            continue
+        lines.append(f"{_possessive(names[p])} hand ({len(hand)}, open hands): {hand_markup(hand)}")
+    lines.append(f"Your hand ({len(data['hand'])}): {hand_markup(data['hand'])}")
     return lines
 
 
-_KIND_ORDER = {DRAW: 0, COMPLETE: 1, LAYOFF: 2, SWAP: 3, START: 4, DISCARD: 5}
-
-
-def _move_order(action: int) -> tuple:
-    info = ACTIONS[action]
-    if info.kind == DRAW:
-        return (0, action)
-    card = STARTS[info.origin].cards[0] if info.kind == START else info.card
-    card = min(card, JOKER)
-    return (_KIND_ORDER[info.kind], sort_key(card), info.origin, action)
-
-
-def ordered_moves(legal: list[int]) -> list[int]:
-    """Legal moves in menu order: draws, completions, lay-offs, swaps, starts, discards."""
-    return sorted(legal, key=_move_order)
+def god_screen(data: dict, names: tuple[str, ...] | None = None) -> list[str]:
+    """Every hand and the whole table (replays), from ``session.screen(None)``."""
+    names = names or tuple(data["seats"])
+    n = len(names)
+    lines = [_counts(data)]
+    lines += section_lines(data.get("sections", []), list(range(n)), lambda p: escape(names[p]))
+    lines += discard_lines(data["discards"], {p: f"p{p}" for p in range(n)})
+    for p in range(n):
+        hand = data["hands"][p]
+        lines.append(f"{escape(names[p])} hand ({len(hand)}): {hand_markup(hand)}")
+    return lines
 
 
 def move_menu(texts: list[str], width: int) -> list[str]:

@@ -21,10 +21,10 @@
 
 from __future__ import annotations
 
-from envs.common_cause.cards import N_PHYSICAL, RANKS, SUITS, card_code, parse_card
-from envs.common_cause.cards import parse_deck as _parse_deck
-from envs.common_cause.notation import move_text, parse_move
-from envs.common_cause.rules import MAX_STOCK, GameConfig, GameState
+from commoncause.envs.common_cause.cards import N_PHYSICAL, RANKS, SUITS, card_code, parse_card
+from commoncause.envs.common_cause.cards import parse_deck as _parse_deck
+from commoncause.envs.common_cause.notation import move_text, parse_move
+from commoncause.envs.common_cause.rules import MAX_STOCK, GameConfig, GameState
 
 FILL_ORDER = [r + s for s in SUITS for r in RANKS] + ["JK", "JK"]
 

@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import math
+import multiprocessing
+import random
+import time
 from pathlib import Path
 
 import pytest
+from commoncause.agents.evaluate import (
+    deal_seed,
+    evaluate,
+    make_agent,
+    paired_difference,
+    play_game,
+    wilson_interval,
+)
+from commoncause.envs.common_cause.rules import GameConfig, GameState
+from commoncause.envs.core.game import Game
 
-import agents.evaluate as evaluate_module
-from agents.evaluate import deal_seed, evaluate, wilson_interval
 from commoncause.cli import main
-from envs.common_cause.rules import GameConfig, GameState
 
 FIELDS = {
     "games",
@@ -60,20 +72,20 @@ def test_same_seed_deals_the_same_games_to_every_team(monkeypatch):
     """Record the decks evaluate() deals: they depend on the seed only, not on the team."""
     config = GameConfig()
     dealt: list[list[int]] = []
+    new_game = Game.new_game
 
-    class Recording(GameState):
-        @classmethod
-        def new_game(cls, config, seed=None):
-            state = GameState.new_game(config, seed)
-            dealt.append(list(state.deck))
-            return state
+    def recording(self, config, seed=None):
+        state = new_game(self, config, seed)
+        dealt.append(list(state.deck))
+        return state
 
-    monkeypatch.setattr(evaluate_module, "GameState", Recording)
+    monkeypatch.setattr(Game, "new_game", recording)
     decks = {}
     for team in (("baseline", "baseline"), ("random", "random"), ("baseline", "random")):
         dealt.clear()
         evaluate(team, config, 12, seed=5, workers=1)
         decks[team] = list(dealt)
+    # exactly the deals GameState.new_game made before the game registry existed
     expected = [GameState.new_game(config, deal_seed(5, i)).deck for i in range(12)]
     assert all(d == expected for d in decks.values())
     assert len({tuple(d) for d in expected}) == 12  # different games, not one deal repeated
@@ -143,3 +155,116 @@ def test_compare_reports_the_paired_difference(tmp_path, capsys):
     assert diff["n"] == 40 and abs(diff["value"] - expected) < 1e-12
     assert diff["ci95"][0] <= diff["value"] <= diff["ci95"][1]
     assert "paired over the same 40 deals" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------ issue 10 defects
+
+
+def test_paired_difference_interval_stays_within_the_bounds():
+    """It used to be a plain normal interval: past +100 points with few games, nan with one."""
+    few = paired_difference([1, 1, 1, 0], [0, 0, 0, 0])
+    assert -1.0 <= few["ci95"][0] <= few["value"] <= few["ci95"][1] <= 1.0
+    one = paired_difference([1], [0])
+    assert all(math.isfinite(x) for x in one["ci95"]) and one["n"] == 1
+    assert -1.0 <= one["ci95"][0] < one["value"] == one["ci95"][1] == 1.0
+    for a, b in (([0] * 5, [1] * 5), ([1] * 5, [1] * 5), ([0, 1], [1, 0])):
+        d = paired_difference(a, b)
+        assert -1.0 <= d["ci95"][0] <= d["value"] <= d["ci95"][1] <= 1.0
+        assert d["ci95"][0] < d["ci95"][1]  # never a zero-width claim of certainty
+    # many games: close to the normal interval of the paired differences
+    rng = random.Random(0)
+    a = [int(rng.random() < 0.6) for _ in range(4000)]
+    b = [x if rng.random() < 0.7 else int(rng.random() < 0.5) for x in a]
+    d = [x - y for x, y in zip(a, b, strict=True)]
+    mean = sum(d) / len(d)
+    half = 1.959964 * math.sqrt(sum((x - mean) ** 2 for x in d) / (len(d) - 1) / len(d))
+    got = paired_difference(a, b)
+    assert got["value"] == pytest.approx(mean)
+    assert got["ci95"] == pytest.approx([mean - half, mean + half], abs=0.002)
+    # other per-game figures: a normal interval clipped to what the data allow
+    clipped = paired_difference([0.5, 0.5, 0.25], [0.0, 0.0, 0.25])
+    assert clipped["ci95"][0] >= -0.25 and clipped["ci95"][1] <= 0.5
+
+
+def test_bench_memory_line_uses_one_unit():
+    """MiB throughout, the peak from the same source as the samples (it was ru_maxrss in
+    one unit beside statm in another, and came out below the samples)."""
+    bench = Path(__file__).resolve().parent.parent / "bench" / "bench_env.py"
+    spec = importlib.util.spec_from_file_location("bench_env_under_test", bench)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    mem = module.memory_profile(300)
+    assert set(mem) == {"steps", "rss_mib_samples", "peak_rss_mib"}
+    assert mem["peak_rss_mib"] >= max(mem["rss_mib_samples"])
+    assert "MB" not in bench.read_text().split("def memory_profile")[1]
+
+
+def test_team_help_names_every_kind_of_member(capsys):
+    for command in ("eval", "calibrate"):
+        assert main([command, "--help"]) == 0
+        text = " ".join(capsys.readouterr().out.split())
+        for kind in ("baseline:<option>=<value>", "random", "trained", "checkpoint path"):
+            assert kind in text, (command, kind)
+
+
+@pytest.mark.parametrize("flag", [["--level", "hard"], ["--stock-size", "20"]])
+def test_calibrate_refuses_the_options_it_sets_itself(capsys, flag):
+    assert main(["calibrate", "--target", "0.5", "--games", "2", *flag]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("commoncause: error:") and flag[0] in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_piped_eval_table_prints_full_team_names(capsys):
+    long = "baseline:jokers=hold;take_discard=direct;start_choice=best;discard=links"
+    assert main(["eval", "--games", "2", "--workers", "1", "--team", f"{long},random"]) == 0
+    assert f"{long}+random" in capsys.readouterr().out
+
+
+def test_unknown_member_error_lists_the_choices():
+    with pytest.raises(ValueError) as err:
+        make_agent("foo")
+    text = str(err.value)
+    assert "'foo'" in text and "\n" not in text
+    for kind in ("baseline", "baseline:<option>=<value>[;...]", "random", "trained"):
+        assert kind in text
+    assert "checkpoint path" in text
+
+
+def test_ctrl_c_in_eval_exits_quietly_with_the_pool_shut_down(monkeypatch, capsys):
+    import commoncause.cli as cli
+
+    real = cli._progress
+
+    def interrupting(total, what):
+        bar, _ = real(total, what)
+
+        def advance(n):
+            raise KeyboardInterrupt
+
+        return bar, advance
+
+    monkeypatch.setattr(cli, "_progress", interrupting)
+    assert main(["eval", "--games", "400", "--workers", "2"]) == 130
+    err = capsys.readouterr().err
+    assert err.strip() == "commoncause: interrupted"
+    deadline = time.monotonic() + 10
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not multiprocessing.active_children()
+
+
+def test_seed_rule_and_game_option(tmp_path, capsys):
+    assert main(["eval", "--games", "2", "--seed", "-1"]) == 2
+    assert "0 or more" in capsys.readouterr().err
+    data = run_eval(tmp_path, "game", "--game", "common_cause", "--workers", "1")
+    assert data["game"] == "common_cause" and len(data["mean_returns"]) == 2
+    assert main(["eval", "--games", "2", "--game", "no_such_game"]) == 2
+
+
+def test_play_game_gives_every_seat_its_return():
+    outcome = play_game(GameConfig(), (make_agent("baseline"), make_agent("baseline")), 7)
+    assert len(outcome.returns) == 2 and outcome.returns[0] == outcome.returns[1]
+    assert outcome.win == (outcome.returns[0] > 0)
+    with pytest.raises(ValueError, match="2 seats"):
+        play_game(GameConfig(), (make_agent("random"),), 7)

@@ -22,9 +22,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
-
-from envs.common_cause import env
-from envs.common_cause.actions import (
+from commoncause.envs.common_cause import env
+from commoncause.envs.common_cause.actions import (
     ACTIONS,
     COMPLETE,
     COMPLETIONS,
@@ -35,7 +34,7 @@ from envs.common_cause.actions import (
     START,
     SWAP,
 )
-from envs.common_cause.cards import deck_codes
+from commoncause.envs.common_cause.cards import deck_codes
 
 GOLDEN = Path(__file__).parent / "golden" / "common_cause_game.json"
 AGENTS = ["player_0", "player_1"]

@@ -15,12 +15,13 @@ import pytest
 
 pexpect = pytest.importorskip("pexpect")
 
+from commoncause.envs.common_cause.cards import card_code, parse_card  # noqa: E402
+from commoncause.envs.common_cause.notation import move_text  # noqa: E402
+from commoncause.envs.common_cause.rules import GameConfig, GameState  # noqa: E402
+from commoncause.envs.common_cause.seat import SeatView  # noqa: E402
+
 from commoncause import records  # noqa: E402
 from commoncause.play import BadInput, resolve_input  # noqa: E402
-from commoncause.screen import ordered_moves  # noqa: E402
-from envs.common_cause.cards import card_code, parse_card  # noqa: E402
-from envs.common_cause.notation import move_text  # noqa: E402
-from envs.common_cause.rules import GameConfig, GameState  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -119,7 +120,8 @@ def test_full_game_from_typed_input(full_game):
     record = json.loads(only_record(folder).read_text())
     assert record["format"] == records.FORMAT and record["finished"]
     assert record["result"] in ("win", "loss") and len(record["deck"]) == 54
-    assert record["level"] == "normal" and record["stock_size"] == 22 and record["seed"] == SEED
+    assert record["level"] == "normal" and record["seed"] == SEED
+    assert record["game"] == "common_cause" and record["config"]["stock_size"] == 22
     assert record["seats"][0] == {"player": "human"}
     assert record["seats"][1]["agent"] == "baseline"
     assert record["partner"]["seat"] == 1 and record["partner"]["sha256"] is None
@@ -267,7 +269,7 @@ def test_replay_shows_every_move(full_game):
 
 
 def test_seat_one_and_open_hands(tmp_path):
-    child = spawn(*play_args(tmp_path, "--seat", "1", "--variant", "open-hands"))
+    child = spawn(*play_args(tmp_path, "--seat", "1", "--open-hands"))
     child.expect(PROMPT)
     screen = child.before
     assert "Partner just played:" in screen
@@ -275,7 +277,7 @@ def test_seat_one_and_open_hands(tmp_path):
     child.sendline("quit")
     child.expect(pexpect.EOF)
     record = json.loads(only_record(tmp_path).read_text())
-    assert record["seats"][1] == {"player": "human"} and record["variants"]["open_hands"]
+    assert record["seats"][1] == {"player": "human"} and record["config"]["open_hands"]
     assert record["moves"][0]["player"] == 0
 
 
@@ -298,7 +300,7 @@ def test_missing_and_corrupt_partner_checkpoint(tmp_path):
     bad.write_bytes(b"not a checkpoint")
     out = run_cli("play", "--partner", str(bad), "--record-dir", str(tmp_path))
     assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
-    assert "corrupted or unreadable" in out.stderr
+    assert "corrupted" in out.stderr
     assert not list(tmp_path.glob("*.json"))  # no record for a game that never started
 
 
@@ -317,9 +319,9 @@ def test_resume_refuses_finished_game_and_other_options(full_game, tmp_path):
 def test_trained_partner_records_probabilities(tmp_path):
     torch = pytest.importorskip("torch")
     pytest.importorskip("sb3_contrib")
-    from agents.trained import FORMAT, build_policy
-    from envs.common_cause.actions import N_ACTIONS
-    from envs.common_cause.observer import OBS_SIZE
+    from commoncause.agents.trained import FORMAT, build_policy
+    from commoncause.envs.common_cause.actions import N_ACTIONS
+    from commoncause.envs.common_cause.observer import OBS_SIZE
 
     policy = build_policy(8, [8], "tanh")
     ckpt = tmp_path / "tiny.pt"
@@ -364,7 +366,7 @@ def test_trained_partner_records_probabilities(tmp_path):
 def test_resolve_input_forms():
     state = GameState.new_game(GameConfig(), SEED)
     state.apply(0)  # draw stock: now placements and discards
-    menu = ordered_moves(state.legal_actions())
+    menu = SeatView(state, 0).menu_order(state.legal_actions())
     texts = [move_text(state, a) for a in menu]
     discard = next(a for a in menu if texts[menu.index(a)].startswith("discard"))
     text = texts[menu.index(discard)]
@@ -378,3 +380,183 @@ def test_resolve_input_forms():
         resolve_input("disc", state, menu, texts)
     with pytest.raises(BadInput, match="There is no move -1"):
         resolve_input("-1", state, menu, texts)
+
+
+# ------------------------------------------------------- defects of issue 10 (play, replay)
+
+
+def test_this_turn_so_far_only_shows_the_current_turn(full_game):
+    """At a turn's first prompt (a draw to choose) nothing of the turn is played yet: the
+    screen must not show last turn's moves under 'This turn so far'."""
+    _, _, screens = full_game
+    draw_prompts = [s for s in screens if re.search(r"\b1\. draw stock", s)]
+    assert len(draw_prompts) >= 2  # the first turn and at least one later one
+    for screen in draw_prompts:
+        assert "This turn so far" not in screen, screen
+    later = [s for s in screens if not re.search(r"\b1\. draw stock", s)]
+    assert any("This turn so far: draw" in s for s in later)  # shown once you have drawn
+
+
+def test_unknown_partner_lists_the_choices(tmp_path):
+    out = run_cli("play", "--partner", "foo", "--record-dir", str(tmp_path))
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert "not found" not in out.stderr
+    for choice in ("baseline", "random", "trained", "checkpoint"):
+        assert choice in out.stderr, out.stderr
+    assert not list(tmp_path.glob("*.json"))
+
+
+def test_negative_seed_refused_by_play_replay_demo(tmp_path):
+    for args in (["play", "--seed", "-1"], ["demo", "--seed", "-1"]):
+        out = run_cli(*args, "--record-dir", str(tmp_path)) if args[0] == "play" else run_cli(*args)
+        assert out.returncode == 2 and "a seed is a whole number 0 or more" in out.stderr
+        assert "Traceback" not in out.stderr
+
+
+def test_ctrl_c_in_replay_step_exits_quietly(full_game):
+    path = only_record(full_game[0])
+    child = spawn("replay", str(path), "--step")
+    child.expect("Enter: next move, q: stop")
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130, (child.exitstatus, child.signalstatus)
+    assert "Traceback" not in child.before and "Interrupted" in child.before
+    assert len([ln for ln in child.before.splitlines() if ln.strip()]) <= 2  # ^C, one line
+
+
+def test_ctrl_c_in_play_keeps_the_game(tmp_path, full_game):
+    child = spawn(*play_args(tmp_path))
+    _, screens, done = play_to_end(child, stop_after=4)
+    assert not done
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130 and "Traceback" not in child.before
+    assert "Game saved; continue with: commoncause play --resume" in child.before
+    path = only_record(tmp_path)
+    saved = json.loads(path.read_text())
+    assert len([m for m in saved["moves"] if m["player"] == 0]) >= 4 and not saved["finished"]
+    child = spawn("play", "--resume", str(path))
+    child.expect("Resuming")
+    child.expect(PROMPT)
+    assert hand_line(child.before) == hand_line(screens[-1])
+    child.sendline("1")
+    _, _, done = play_to_end(child)
+    child.close()
+    assert done and child.exitstatus == 0
+    straight = json.loads(only_record(full_game[0]).read_text())
+    final = json.loads(path.read_text())
+    assert [m["move"] for m in final["moves"]] == [m["move"] for m in straight["moves"]]
+
+
+def test_games_lists_the_registry():
+    out = run_cli("games")
+    assert out.returncode == 0
+    assert "common_cause" in out.stdout and "commoncause/common_cause-v0" in out.stdout
+    assert "Common Cause" in out.stdout
+
+
+# ------------------------------------------------------------------ Dummy rummy
+
+
+def dummy_args(record_dir: Path, *extra: str) -> list[str]:
+    return ["play", "--game", "dummy_rummy", "--num-players", "4", "--hands", "1",
+            "--seed", "1", "--record-dir", str(record_dir), *extra]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def dummy_game(tmp_path_factory):
+    """A hand of Dummy rummy for four: a person typing 1 against three default agents."""
+    folder = tmp_path_factory.mktemp("dummy")
+    child = spawn(*dummy_args(folder))
+    child.expect("no trained Dummy rummy player yet; playing the baseline")
+    child.expect("the other players: baseline")
+    answered, screens, done = play_to_end(child)
+    child.close()
+    assert done and child.exitstatus == 0
+    return folder, answered, screens
+
+
+def test_dummy_rummy_played_in_the_terminal(dummy_game):
+    folder, answered, screens = dummy_game
+    assert answered > 3
+    first, end = screens[0], screens[-1]
+    assert "Dummy rummy - 4 players - hands" in first
+    assert re.search(r"Player_3's hand: 13 cards", first)
+    assert "Your contract: 1 of 12 (set of 3 + set of 3), to lay; 0 points" in first
+    assert "Player_2's melds: none" in first
+    assert "GAME OVER" in end and "won after 1 hand(s)" in end and "Returns: player_0" in end
+    record = json.loads(only_record(folder).read_text())
+    assert record["game"] == "dummy_rummy" and record["finished"]
+    assert [s.get("agent") for s in record["seats"]] == [None, "baseline", "baseline", "baseline"]
+    assert "partner" not in record  # no partner in a game of each for themselves
+    assert record["deck"] and len(record["deck"]) == 108
+
+
+def test_dummy_rummy_screens_show_only_your_hand(dummy_game):
+    _, _, screens = dummy_game
+    record = json.loads(only_record(dummy_game[0]).read_text())
+    dealt = record["deck"][0:52:4]  # player_0's first hand, as dealt
+    hand = hand_line(screens[0])
+    assert sorted(hand.split(":", 1)[1].split()) == sorted(dealt)
+    for screen in screens:
+        for line in screen.splitlines():
+            if re.search(r"hand \(\d", line) and not line.startswith("Your hand ("):
+                raise AssertionError(f"another hand on screen: {line}")
+    assert any("Player_1's hand: " in screen for screen in screens)  # only its size
+
+
+def test_dummy_rummy_replay_and_resume(tmp_path, dummy_game):
+    path = only_record(dummy_game[0])
+    out = subprocess.run(
+        [PYTHON, "-m", "commoncause.cli", "replay", str(path)],
+        cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    for p in range(4):  # the god view: every hand
+        assert re.search(rf"player_{p} \((human|baseline)\) hand \(\d+\):", out.stdout), p
+    assert "player_1 (baseline) contract: 1 of 12" in out.stdout
+    assert "Result: " in out.stdout and "won after 1 hand(s)" in out.stdout
+
+    child = spawn(*dummy_args(tmp_path, "--partner", "baseline"))
+    _, screens, done = play_to_end(child, stop_after=5)
+    assert not done
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    saved = json.loads(only_record(tmp_path).read_text())
+    assert not saved["finished"]
+    child = spawn("play", "--resume", str(only_record(tmp_path)))
+    child.expect("Resuming")
+    _, screens, done = play_to_end(child)
+    child.close()
+    assert done and child.exitstatus == 0
+    final = json.loads(only_record(tmp_path).read_text())
+    straight = json.loads(path.read_text())
+    assert final["moves"][: len(saved["moves"])] == saved["moves"]
+    assert [m["move"] for m in final["moves"]] == [m["move"] for m in straight["moves"]]
+
+
+def test_dummy_rummy_help_rules_and_opponents(tmp_path):
+    child = spawn(*dummy_args(tmp_path, "--partner", "baseline,random,baseline"))
+    child.expect("the others: player_1 baseline, player_2 random, player_3 baseline")
+    child.expect(PROMPT)
+    for command, text in [
+        ("help", "meld 2c in run 1 as 7"),
+        ("rules", "Twelve contracts in order"),
+        ("hint", "Hint: the baseline would play"),
+    ]:
+        child.sendline(command)
+        child.expect(PROMPT)
+        assert text in child.before
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    record = json.loads(only_record(tmp_path).read_text())
+    assert [s.get("agent") for s in record["seats"]] == [None, "baseline", "random", "baseline"]
+    out = subprocess.run(
+        [PYTHON, "-m", "commoncause.cli", *dummy_args(tmp_path, "--partner", "random,baseline")],
+        cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert out.returncode != 0 and "one per other seat" in out.stderr + out.stdout

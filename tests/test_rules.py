@@ -1,6 +1,6 @@
 """Scripted rule tests for Common Cause: one chosen deal per rule or edge.
 
-The rule sheet (shared/seeds/common_cause_rules.txt) is the authority; docs/rules-readings.md
+The rule sheet (shared/seeds/common_cause_rules.txt) is the authority; envs/common_cause/readings.md
 lists the engine's readings of open points (referred to here as "reading #n"). Every move
 goes through ``helpers.play`` (or ``env_play``), which checks card conservation after it.
 """
@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from commoncause.envs.common_cause import LEVELS, GameConfig, IllegalMoveError, env, raw_env
+from commoncause.envs.common_cause.actions import DISCARD_BASE, START_BASE, start_id
+from commoncause.envs.common_cause.cards import card_code, parse_card
+from commoncause.envs.common_cause.notation import meld_text, parse_move, start_text
+from commoncause.envs.common_cause.rules import DRAW_PHASE, PLACE_PHASE
 from helpers import check_cards, deal, legal_texts, new_game, play
 from pettingzoo.utils.wrappers import TerminateIllegalWrapper
-
-from envs.common_cause import LEVELS, GameConfig, IllegalMoveError, env, raw_env
-from envs.common_cause.actions import DISCARD_BASE, START_BASE, start_id
-from envs.common_cause.cards import card_code, parse_card
-from envs.common_cause.notation import meld_text, parse_move, start_text
-from envs.common_cause.rules import DRAW_PHASE, PLACE_PHASE
 
 # ----------------------------------------------------------------------------------------
 # local helpers
@@ -787,12 +786,13 @@ def test_engine_imports_no_rl_library():
     the PettingZoo adapter loads (and registers) only when ``env`` is asked for."""
     run_python(
         "import sys\n"
-        "import envs.common_cause.rules, envs.common_cause.notation\n"
-        "import envs.common_cause.seat, envs.common_cause.observer, envs.common_cause.render\n"
-        "from envs.common_cause import GameConfig, LEVELS\n"
+        "import commoncause.envs.common_cause.rules, commoncause.envs.common_cause.notation\n"
+        "import commoncause.envs.common_cause.seat, commoncause.envs.common_cause.observer\n"
+        "import commoncause.envs.common_cause.render\n"
+        "from commoncause.envs.common_cause import GameConfig, LEVELS\n"
         "rl = sorted(m for m in ('gymnasium', 'pettingzoo', 'torch') if m in sys.modules)\n"
         "assert not rl, rl\n"
-        "from envs.common_cause import env\n"
+        "from commoncause.envs.common_cause import env\n"
         "import pettingzoo\n"
         "e = pettingzoo.make('aec', 'commoncause/common_cause-v0', level='hard')\n"
         "assert e.unwrapped.level == 'hard', e.unwrapped.level\n"
@@ -802,7 +802,7 @@ def test_engine_imports_no_rl_library():
 def test_importing_the_package_after_pettingzoo_registers_the_env():
     run_python(
         "import pettingzoo\n"
-        "import envs.common_cause\n"
+        "import commoncause.envs.common_cause\n"
         "e = pettingzoo.make('aec', 'commoncause/common_cause-v0', open_hands=True)\n"
         "assert e.unwrapped.config.open_hands\n"
     )

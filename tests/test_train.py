@@ -10,12 +10,17 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from commoncause.agents.trained import (
+    PolicyAgent,
+    load_checkpoint,
+    masked_logits,
+    policy_from_checkpoint,
+)
+from commoncause.envs.common_cause.actions import N_ACTIONS
+from commoncause.envs.common_cause.rules import GameConfig, GameState
+from commoncause.envs.common_cause.seat import SeatView
 
-from agents.trained import PolicyAgent, load_checkpoint, masked_logits, policy_from_checkpoint
 from commoncause.cli import main
-from envs.common_cause.actions import N_ACTIONS
-from envs.common_cause.rules import GameConfig, GameState
-from envs.common_cause.seat import SeatView
 
 SMOKE = Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml"
 
@@ -180,7 +185,7 @@ def test_torch_trainer_resume_continues_the_step_count(tmp_path: Path):
 
 
 def test_gumbel_sampling_is_legal_and_follows_the_softmax():
-    from train.ppo import sample_masked
+    from commoncause.train.ppo import sample_masked
 
     gen = torch.Generator().manual_seed(0)
     logits = torch.randn(500, N_ACTIONS, generator=gen) * 5
@@ -201,9 +206,9 @@ def test_gumbel_sampling_is_legal_and_follows_the_softmax():
 
 
 def test_torch_rollout_actions_are_legal(tmp_path: Path):
-    from train.config import TrainConfig
-    from train.ppo import TorchPPO
-    from train.selfplay import SelfPlayEnv
+    from commoncause.train.config import TrainConfig
+    from commoncause.train.ppo import TorchPPO
+    from commoncause.train.selfplay import SelfPlayEnv
 
     class Monitor:
         def __init__(self) -> None:
@@ -226,8 +231,8 @@ def test_torch_rollout_actions_are_legal(tmp_path: Path):
 
 
 def test_legal_columns_give_the_full_logits_and_gradients():
-    from agents.trained import build_policy, masked_logits_and_values
-    from train.ppo import legal_logits_and_values, masked_entropy
+    from commoncause.agents.trained import build_policy, masked_logits_and_values
+    from commoncause.train.ppo import legal_logits_and_values, masked_entropy
 
     torch.manual_seed(0)
     policy = build_policy(32, [16])
@@ -254,7 +259,7 @@ def test_legal_columns_give_the_full_logits_and_gradients():
 
 
 def test_gae_and_clipped_loss_match_a_hand_computed_example():
-    from train.ppo import clipped_surrogate, compute_gae
+    from commoncause.train.ppo import clipped_surrogate, compute_gae
 
     # env 0: a win on the last step; env 1: a loss on the first step, then a new game that
     # is bootstrapped from the value after the rollout (0.5)

@@ -1,8 +1,9 @@
-"""Behaviour cloning: start the policy from the rule sheet's baseline.
+"""Behaviour cloning: start the policy from the game's baseline (its rule sheet's play).
 
-Baseline-vs-baseline games are generated in chunks (fresh deals, never stored whole); the
-policy learns the baseline's choice at every decision with more than one legal move
-(masked cross-entropy) and the value network learns the game's result.
+The game's baseline (``game.baseline("")`` in every seat) plays games in chunks (fresh
+deals, never stored whole); the policy learns the baseline's choice at every decision with
+more than one legal move (masked cross-entropy) and the value network learns the return of
+the seat that decided.
 """
 
 from __future__ import annotations
@@ -10,39 +11,40 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-
-from agents.baseline import BaselineAgent
-from agents.trained import masked_logits
-from envs.common_cause.actions import N_ACTIONS
-from envs.common_cause.observer import encode
-from envs.common_cause.rules import GameConfig, GameState
-from envs.common_cause.seat import SeatView
+from commoncause.agents.trained import masked_logits
 
 
 def baseline_decisions(
-    config: GameConfig, games: int, seed: int
+    game, config, games: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(observations, legal masks, baseline actions, team results) of ``games`` games."""
-    agents = (BaselineAgent(), BaselineAgent())
-    obs, masks, actions, results = [], [], [], []
+    """(observations, legal masks, baseline actions, returns) of ``games`` games of the
+    game's baseline in every seat; each decision carries the return of the seat that made
+    it (a team game: the team's)."""
+    seats = game.num_seats(config)
+    agents = [game.baseline("") for _ in range(seats)]
+    obs, masks, actions, movers = [], [], [], []
+    results: list[float] = []
     for g in range(games):
-        state = GameState.new_game(config, seed * 1_000_003 + g)
-        views = (SeatView(state, 0), SeatView(state, 1))
-        agents[0].reset(2 * g)
-        agents[1].reset(2 * g + 1)
+        state = game.new_game(config, seed * 1_000_003 + g)
+        views = [game.seat_view(state, p) for p in range(seats)]
+        observers = [game.observer(p) for p in range(seats)]
+        for p, agent in enumerate(agents):
+            agent.reset(seats * g + p)
         start = len(actions)
         while not state.is_terminal:
             p = state.current
             legal = state.legal_actions()
             action = agents[p].act(views[p])
             if len(legal) > 1:
-                obs.append(encode(state, p))
-                mask = np.zeros(N_ACTIONS, dtype=bool)
+                obs.append(observers[p].encode(state))
+                mask = np.zeros(game.num_actions, dtype=bool)
                 mask[legal] = True
                 masks.append(mask)
                 actions.append(action)
+                movers.append(p)
             state.apply(action)
-        results.extend([state.returns()[0]] * (len(actions) - start))
+        returns = state.returns()
+        results.extend(returns[p] for p in movers[start:])
     return (
         np.asarray(obs, dtype=np.float32),
         np.asarray(masks, dtype=bool),
@@ -53,7 +55,8 @@ def baseline_decisions(
 
 def behaviour_clone(
     policy,
-    config: GameConfig,
+    game,
+    config,
     games: int,
     epochs: int,
     batch_size: int,
@@ -62,7 +65,8 @@ def behaviour_clone(
     chunk_games: int = 500,
     progress: Callable[[int, dict], None] | None = None,
 ) -> dict:
-    """Train ``policy`` (a MaskableActorCriticPolicy) to imitate the baseline.
+    """Train ``policy`` (a MaskableActorCriticPolicy) to imitate ``game``'s baseline on
+    ``config``.
 
     ``progress(games_done, metrics)`` is called after each chunk. Returns the last metrics:
     ``bc/loss``, ``bc/accuracy`` (agreement with the baseline), ``bc/value_loss``."""
@@ -76,7 +80,7 @@ def behaviour_clone(
     policy.set_training_mode(True)
     while done < games:
         n = min(chunk_games, games - done)
-        obs, masks, actions, results = baseline_decisions(config, n, seed * 7919 + chunk)
+        obs, masks, actions, results = baseline_decisions(game, config, n, seed * 7919 + chunk)
         losses, hits, value_losses = [], 0, []
         for _ in range(epochs):
             order = rng.permutation(len(actions))

@@ -3,8 +3,12 @@ checkpoints.
 
 ``TrainingMonitor`` holds that logic and is driven by either trainer: the lean PyTorch PPO
 (``train/ppo.py``) calls ``start``, ``on_step(infos, dones)`` after every vectorised env step
-and ``on_rollout_end`` after every rollout; for sb3-contrib's MaskablePPO the
-``TrainingCallback`` forwards SB3's hooks to the same methods.
+and ``on_rollout_end`` after every rollout; for sb3-contrib's MaskablePPO (``train/sb3.py``)
+the ``TrainingCallback`` forwards SB3's hooks to the same methods. A game counts as won for
+the statistics when the learner won it (``info["learner_won"]``: a team game, a positive
+return; a competitive game, a learner seat with the best return, so only the games with
+baseline seats tell something). Competitive games also log ``game/mean_return`` (every
+seat's return, unscaled, averaged) and ``game/truncated`` (the share cut at ``max_moves``).
 """
 
 from __future__ import annotations
@@ -38,6 +42,9 @@ class TrainingMonitor:
         self.bar.start()
         self.task = None
         self.games: list[tuple[bool, int, int, bool]] = []  # win, turns, pickups, baseline seat
+        self.team = getattr(getattr(trainer, "game", None), "team", True)
+        self.seat_returns: list[float] = []  # competitive games: mean return of every game
+        self.truncated = 0
         self.next_eval = 0
         self.next_checkpoint = 0
         self.window_start = (time.perf_counter(), 0)
@@ -56,6 +63,7 @@ class TrainingMonitor:
 
         metrics = behaviour_clone(
             model.policy,
+            cfg.game_record(),
             cfg.game_config(),
             cfg.bc_games,
             cfg.bc_epochs,
@@ -93,18 +101,23 @@ class TrainingMonitor:
             if done and "result" in info:
                 self.games.append(
                     (
-                        info["result"] == "win",
+                        info.get("learner_won", info["return"] > 0),
                         info["turns"],
                         info["pickups"],
                         info["baseline_partner"],
                     )
                 )
+                if not self.team:
+                    returns = info["returns"]
+                    self.seat_returns.append(sum(returns) / len(returns))
+                    self.truncated += info["result"] == "truncated"
         steps = int(self.model.num_timesteps)
         self.bar.update(self.task, completed=steps)
         if steps >= self.next_eval:
             self.next_eval += self.cfg.eval_interval
             entry = self.trainer.evaluate_now(self.cfg.eval_games)
-            self._status(entry)
+            if entry is not None:  # (None: a competitive game, not evaluated yet)
+                self._status(entry)
         if steps >= self.next_checkpoint:
             self.next_checkpoint += self.cfg.checkpoint_interval
             self.trainer.save(self.trainer.checkpoints / f"step_{steps}.pt")
@@ -130,7 +143,12 @@ class TrainingMonitor:
             logger.record("game/turns", sum(g[1] for g in self.games) / len(self.games))
             logger.record("game/pickups", sum(g[2] for g in self.games) / len(self.games))
             logger.record("game/games", len(self.games))
+            if not self.team:
+                logger.record("game/mean_return", sum(self.seat_returns) / len(self.games))
+                logger.record("game/truncated", self.truncated / len(self.games))
         self.games = []
+        self.seat_returns = []
+        self.truncated = 0
 
     def _status(self, entry: dict) -> None:
         best = self.trainer.state.best_win_rate

@@ -2,6 +2,17 @@
 
 Every field has a docstring; an unknown key, a wrong type or a bad value is a clear error
 before training starts.
+
+The game is two keys: ``game`` (a registry name, ``commoncause games``) and
+``game_options`` (that game's rules options, as its ``make_config`` takes them: for Common
+Cause ``level``, ``stock_size``, ``open_hands``, ``ace_low``, ``max_open_starts``,
+``early_loss``, ``signal_rule``). The keys of older configs and checkpoints (``level``,
+``stock_size``, ``open_hands``, ``ace_low``, ``max_open_starts`` at the top level) still
+load: they are moved into ``game_options``.
+
+The defaults are the recommended setup of ``configs/normal.yaml`` (the torch trainer from
+scratch, no behaviour cloning, 4M steps on 16 envs), so an empty YAML file trains exactly
+what ``make train`` trains.
 """
 
 from __future__ import annotations
@@ -11,8 +22,12 @@ import types
 import typing
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
-from envs.common_cause.rules import GameConfig
+from commoncause.options import check_seed
+
+LEGACY_GAME_KEYS = ("level", "stock_size", "open_hands", "ace_low", "max_open_starts")
+"""Top-level keys of Common Cause's options in configs before ``game_options``."""
 
 
 @dataclass
@@ -23,16 +38,11 @@ class TrainConfig:
     """Seed of the deals, the networks and the sampling."""
 
     # --- the game ---------------------------------------------------------------
-    level: str = "normal"
-    """Level: full, easy, normal or hard."""
-    stock_size: int | None = None
-    """Explicit stock size 0-33 (overrides level)."""
-    open_hands: bool = False
-    """Variant: both hands face up."""
-    ace_low: bool = False
-    """Variant: the Ace is only low."""
-    max_open_starts: int = 2
-    """Open starts per player (3 for the variant)."""
+    game: str = "common_cause"
+    """The game (a registry name: ``commoncause games`` lists them)."""
+    game_options: dict = field(default_factory=lambda: {"level": "normal"})
+    """The game's rules options as its ``make_config`` takes them (Common Cause: level,
+    stock_size, open_hands, ace_low, max_open_starts, early_loss, signal_rule)."""
 
     # --- the network -------------------------------------------------------------
     features_dim: int = 256
@@ -47,8 +57,9 @@ class TrainConfig:
     the network shape must match)."""
 
     # --- behaviour cloning of the baseline (before self-play) ----------------------
-    bc_games: int = 20000
-    """Baseline games whose decisions are imitated first (0: start from scratch)."""
+    bc_games: int = 0
+    """Baseline games whose decisions are imitated first (0: start from scratch, the
+    recommended setup; see configs/normal.yaml)."""
     bc_epochs: int = 4
     """Passes over the cloning data."""
     bc_batch_size: int = 512
@@ -57,21 +68,22 @@ class TrainConfig:
     """Adam learning rate for cloning."""
 
     # --- self-play PPO -------------------------------------------------------------
-    trainer: str = "sb3"
-    """PPO implementation: sb3 (sb3-contrib MaskablePPO) or torch (the lean masked PPO of
-    train/ppo.py: same network, games, hyperparameters and checkpoints, ~5x the steps/s)."""
-    total_steps: int = 1_000_000
+    trainer: str = "torch"
+    """PPO implementation: torch (the lean masked PPO of train/ppo.py) or sb3 (sb3-contrib
+    MaskablePPO, train/sb3.py): same network, games, hyperparameters and checkpoints; torch
+    runs ~5x the steps/s."""
+    total_steps: int = 4_000_000
     """Learner decisions (env steps) of self-play PPO."""
-    n_envs: int = 8
+    n_envs: int = 16
     """Parallel self-play games."""
-    vec_env: str = "subproc"
+    vec_env: str = "dummy"
     """subproc (worker processes, both cores) or dummy (one process); sb3 trainer only (the
     torch trainer steps its envs in-process)."""
-    n_steps: int = 256
+    n_steps: int = 128
     """Steps per env per rollout."""
     batch_size: int = 512
     """PPO minibatch size."""
-    n_epochs: int = 4
+    n_epochs: int = 2
     """PPO epochs per rollout."""
     learning_rate: float = 1e-4
     """Adam learning rate of PPO (decays linearly to 0 over total_steps if lr_decay)."""
@@ -92,13 +104,20 @@ class TrainConfig:
     target_kl: float | None = 0.03
     """Stop an update early past this KL from the rollout policy (None: never)."""
     baseline_partner_prob: float = 0.2
-    """Share of self-play games where the baseline plays one seat (keeps the agent a good
-    partner for unfamiliar players)."""
+    """Share of self-play games where the game's baseline plays ``baseline_seats`` seats: in
+    Common Cause the partner (keeps the agent a good partner for unfamiliar players), in a
+    competitive game opponents (keeps the agent honest against another style of play)."""
+    baseline_seats: int = 1
+    """Seats the baseline plays in those games (1 to the number of seats - 1)."""
+    reward_scale: float = 1.0
+    """Multiplies every reward the learner is paid (not the logged returns): Dummy rummy's
+    points are tens to hundreds a hand, so its configs use 0.01 to keep the value targets
+    near 1; Common Cause's +-1 results keep 1.0."""
     torch_threads: int = 1
     """Torch threads in the learner process."""
 
     # --- evaluation and checkpoints ---------------------------------------------------
-    eval_interval: int = 100_000
+    eval_interval: int = 250_000
     """Evaluate against the baseline every this many steps."""
     eval_games: int = 1000
     """Games per periodic evaluation (fixed deal seeds)."""
@@ -106,35 +125,68 @@ class TrainConfig:
     """Deal seed of the evaluations (the same deals every time)."""
     final_eval_games: int = 2000
     """Games of the final comparison with the baseline team."""
-    checkpoint_interval: int = 250_000
+    checkpoint_interval: int = 2_000_000
     """Keep a periodic checkpoint every this many steps."""
     out_dir: str = "runs"
     """Where runs (TensorBoard logs and checkpoints) are written."""
 
-    def game_config(self) -> GameConfig:
-        return GameConfig.make(
-            self.level,
-            self.stock_size,
-            open_hands=self.open_hands,
-            ace_low=self.ace_low,
-            max_open_starts=self.max_open_starts,
-        )
+    def game_record(self):
+        """The game's record in the registry (``envs/registry.py``)."""
+        from commoncause.envs.registry import get_game
+
+        return get_game(self.game)
+
+    def game_config(self) -> Any:
+        """The game's rules config from ``game_options`` (ValueError if bad)."""
+        try:
+            return self.game_record().make_config(**self.game_options)
+        except TypeError as e:  # an option the game's make_config does not take
+            raise ValueError(f"config game_options: {e}") from None
 
     def env_kwargs(self) -> dict:
+        """Keyword options of the game's env (``SelfPlayEnv(game=..., **env_kwargs())``)."""
+        return dict(self.game_options)
+
+    def selfplay_kwargs(self) -> dict:
+        """Every keyword of the run's ``SelfPlayEnv``: the game, its options, the baseline
+        seats and the reward scale."""
         return {
-            "level": self.level,
-            "stock_size": self.stock_size,
-            "open_hands": self.open_hands,
-            "ace_low": self.ace_low,
-            "max_open_starts": self.max_open_starts,
+            "baseline_partner_prob": self.baseline_partner_prob,
+            "game": self.game,
+            "baseline_seats": self.baseline_seats,
+            "reward_scale": self.reward_scale,
+            **self.env_kwargs(),
         }
 
-    def validate(self) -> None:
-        self.game_config()  # level, stock size, variants
-        if self.init_from is not None:
-            from agents.trained import load_checkpoint
+    def validate(self, check_files: bool = True) -> None:
+        """Check every field; ``check_files`` also opens ``init_from`` (a resumed run never
+        reads it again, so resuming does not check it)."""
+        self.game_record()  # a known game
+        if not isinstance(self.game_options, dict) or not all(
+            isinstance(k, str) for k in self.game_options
+        ):
+            raise ValueError(f"config game_options must be a mapping, got {self.game_options!r}")
+        rules = self.game_config()  # the game's options
+        game = self.game_record()
+        seats = game.num_seats(rules)
+        if isinstance(self.baseline_seats, bool) or not 1 <= self.baseline_seats < seats:
+            raise ValueError(
+                f"config baseline_seats must be 1 to {seats - 1} for {seats} seats, "
+                f"got {self.baseline_seats}"
+            )
+        if not self.reward_scale > 0:
+            raise ValueError(f"config reward_scale must be positive, got {self.reward_scale}")
+        if not game.team and self.trainer == "sb3":
+            raise ValueError(
+                f"config trainer sb3 trains team games only (one reward stream); {self.game} is "
+                "competitive: use trainer torch (one trajectory per seat, train/ppo.py)"
+            )
+        check_seed(self.seed, "config seed")
+        check_seed(self.eval_seed, "config eval_seed")
+        if self.init_from is not None and check_files:
+            from commoncause.agents.trained import load_checkpoint
 
-            start = load_checkpoint(self.init_from)
+            start = load_checkpoint(self.init_from, game=self.game)
             shape = (start["features_dim"], list(start["net_arch"]), start["activation"])
             if shape != (self.features_dim, list(self.net_arch), self.activation):
                 raise ValueError(
@@ -181,12 +233,36 @@ def _check_type(name: str, value, annotation) -> None:
             return
         if origin is int and isinstance(value, int) and not isinstance(value, bool):
             return
-        if origin in (bool, str, list) and isinstance(value, origin):
+        if origin in (bool, str, list, dict) and isinstance(value, origin):
             return
     raise ValueError(f"config {name} must be {annotation}, got {value!r}")
 
 
-def config_from_dict(data: dict) -> TrainConfig:
+def _migrate(data: dict) -> dict:
+    """Move the top-level game keys of older configs into ``game_options``."""
+    legacy = {k: data[k] for k in LEGACY_GAME_KEYS if k in data}
+    if not legacy:
+        return data
+    if data.get("game", "common_cause") != "common_cause":
+        raise ValueError(
+            f"config key(s) {', '.join(legacy)} belong in game_options (game {data['game']})"
+        )
+    options = data.get("game_options") or {}
+    if not isinstance(options, dict):
+        return data  # the type check names it
+    both = sorted(set(legacy) & set(options))
+    if both:
+        raise ValueError(f"config gives {', '.join(both)} both at the top and in game_options")
+    data = {k: v for k, v in data.items() if k not in legacy}
+    legacy = {k: v for k, v in legacy.items() if v is not None}  # stock_size: null
+    data["game_options"] = legacy | options
+    return data
+
+
+def config_from_dict(data: dict, check_files: bool = True) -> TrainConfig:
+    """A validated config from a mapping (a YAML file, or a checkpoint's saved config);
+    ``check_files=False`` leaves ``init_from`` unopened (resuming)."""
+    data = _migrate(data)
     known = {f.name: f for f in fields(TrainConfig)}
     unknown = sorted(set(data) - set(known))
     if unknown:
@@ -196,7 +272,7 @@ def config_from_dict(data: dict) -> TrainConfig:
     for name, value in data.items():
         _check_type(name, value, known[name].type)
     config = TrainConfig(**data)
-    config.validate()
+    config.validate(check_files)
     return config
 
 
@@ -207,9 +283,21 @@ def load_config(path: str | Path) -> TrainConfig:
     if not path.is_file():
         raise ValueError(f"config file {path} not found")
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = yaml.safe_load(path.read_text())
     except yaml.YAMLError as e:
-        raise ValueError(f"config file {path} is not valid YAML: {e}") from None
+        raise ValueError(f"config file {path} is not valid YAML: {_yaml_problem(e)}") from None
+    if data is None:  # an empty file: the defaults, which are configs/normal.yaml's setup
+        data = {}
     if not isinstance(data, dict):
         raise ValueError(f"config file {path} must be a mapping of keys to values")
     return config_from_dict(data)
+
+
+def _yaml_problem(error) -> str:
+    """One line from a YAML error: what is wrong and where (line and column, 1-based)."""
+    problem = getattr(error, "problem", None) or getattr(error, "context", None)
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    text = " ".join(str(problem or type(error).__name__).split())
+    if mark is not None:
+        text += f" at line {mark.line + 1}, column {mark.column + 1}"
+    return text

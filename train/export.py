@@ -6,13 +6,13 @@ import json
 import os
 from pathlib import Path
 
-from agents.trained import load_checkpoint
+from commoncause.agents.trained import load_checkpoint
 
 from .curve import plot_training_curve
 
-SHIPPED_KEYS = ("format", "env_version", "obs_size", "n_actions", "features_dim", "net_arch",
-                "activation", "policy", "num_timesteps", "config", "run_name", "evaluations",
-                "best_win_rate", "seconds")  # fmt: skip
+SHIPPED_KEYS = ("format", "game", "env_version", "obs_size", "n_actions", "features_dim",
+                "net_arch", "activation", "policy", "num_timesteps", "config", "run_name",
+                "evaluations", "best_win_rate", "seconds")  # fmt: skip
 
 
 def export_checkpoint(source: str | Path, out_dir: str | Path, lineage: list[str] = ()) -> Path:

@@ -8,6 +8,19 @@ clipping, Adam (eps 1e-5) with the config's linear learning-rate decay, and the 
 stopped early once the approximate KL passes 1.5 * ``target_kl``. Checkpoints of either
 trainer load into the other.
 
+Trajectories. A team game (Common Cause: every seat has the same return) keeps one stream
+per env, as SB3 does: each transition bootstraps from the env's next decision, whichever
+seat makes it (the value is the team's either way). A competitive game (``game.team``
+False, Dummy rummy) keeps one trajectory per seat of each env, all sharing the one policy:
+a transition's reward is what its seat earned from its decision to its own next decision
+(``info["rewards"]`` of ``SelfPlayEnv``, summed over the steps in between, other seats'
+moves included: Dummy rummy's points of each hand reach every seat), its next value is
+its seat's next decision and it ends with the game (``compute_linked_gae``). The buffer
+then has ``num_seats`` rows in front of the rollout's steps: a seat's last transition of a
+rollout, still waiting for its next decision, is not trained on in that rollout but carried
+into those rows and trained on in the next one, once its reward and next value are known
+(its old log-probability is that of the policy that chose it, as PPO's ratio wants).
+
 Where it saves time over SB3 (~5x the env steps per second with configs/normal.yaml on
 one core; ``bench/bench_train.py`` measures both): the envs are a plain list stepped
 in-process (no ``VecEnv`` copies, auto-reset here); the policy runs once per step on all
@@ -33,10 +46,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F
-
-from agents.trained import ILLEGAL_LOGIT, build_policy
-from envs.common_cause.actions import N_ACTIONS
-from envs.common_cause.observer import OBS_SIZE
+from commoncause.agents.trained import ILLEGAL_LOGIT, build_policy
 
 from .config import TrainConfig
 
@@ -66,6 +76,36 @@ def compute_gae(
         running = delta + gamma * gae_lambda * not_done[t] * running
         advantages[t] = running
         next_value = values[t]
+    return advantages, advantages + values
+
+
+def compute_linked_gae(
+    rewards: np.ndarray,
+    values: np.ndarray,
+    next_row: np.ndarray,
+    dones: np.ndarray,
+    gamma: float,
+    gae_lambda: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """GAE of per-seat trajectories threaded through a (rows, envs) buffer.
+
+    ``next_row[r, i]`` is the row of the same seat's next decision in env ``i`` (always a
+    later row), or -1 where it has none: the game ended with it (``dones[r, i]``), or the next
+    decision has not come yet (a pending transition, left out of training: its advantage is
+    0 and the lambda-chain of its seat stops there, as at the end of a rollout).
+    ``rewards[r, i]`` is what the seat earned from its decision to its next one. Returns
+    ``(advantages, returns)``."""
+    rows, n = rewards.shape
+    advantages = np.zeros_like(values)
+    cols = np.arange(n)
+    for r in range(rows - 1, -1, -1):
+        nxt = next_row[r]
+        has = nxt >= 0
+        at = np.where(has, nxt, 0)
+        next_value = np.where(has, values[at, cols], 0.0)
+        next_adv = np.where(has, advantages[at, cols], 0.0)
+        delta = rewards[r] + gamma * next_value - values[r]
+        advantages[r] = np.where(has | dones[r], delta + gamma * gae_lambda * next_adv, 0.0)
     return advantages, advantages + values
 
 
@@ -127,7 +167,12 @@ class TorchPPO:
         torch.set_num_threads(cfg.torch_threads)
         torch.manual_seed(cfg.seed)
         self.envs = envs
-        self.policy = build_policy(cfg.features_dim, cfg.net_arch, cfg.activation)
+        # the sizes of the game being played, from its spaces
+        self.obs_size = obs_size = int(envs[0].observation_space.shape[0])
+        self.n_actions = n_actions = int(envs[0].action_space.n)
+        self.policy = build_policy(
+            cfg.features_dim, cfg.net_arch, cfg.activation, obs_size, n_actions
+        )
         # as SB3 does: Adam with eps 1e-5 on the policy object, the rate set before updates;
         # fused (one pass over the parameters: ~15x faster than the default on the CPU)
         self.policy.optimizer = torch.optim.Adam(
@@ -138,17 +183,31 @@ class TorchPPO:
         self.logger = configure(str(run_dir), ["tensorboard"])
         self.generator = torch.Generator()
         n, t = len(envs), cfg.n_steps
-        self._obs = np.zeros((n, OBS_SIZE), dtype=np.float32)  # the envs' current decisions
-        self._mask = np.zeros((n, N_ACTIONS), dtype=bool)
+        # competitive games: one trajectory per seat, ``num_seats`` carry rows first
+        self.per_seat = bool(getattr(envs[0], "per_seat", False))
+        self.row0 = int(envs[0].num_seats) if self.per_seat else 0
+        self.rows = rows = self.row0 + t
+        self._obs = np.zeros((n, obs_size), dtype=np.float32)  # the envs' current decisions
+        self._mask = np.zeros((n, n_actions), dtype=bool)
         self._started = False
         # the rollout buffer, (steps, envs, ...)
-        self.buf_obs = torch.zeros((t, n, OBS_SIZE))
-        self.buf_mask = torch.zeros((t, n, N_ACTIONS), dtype=torch.bool)
-        self.buf_actions = torch.zeros((t, n), dtype=torch.long)
-        self.buf_log_probs = torch.zeros((t, n))
-        self.buf_values = torch.zeros((t, n))
-        self.buf_rewards = torch.zeros((t, n))
-        self.buf_dones = torch.zeros((t, n), dtype=torch.bool)
+        self.buf_obs = torch.zeros((rows, n, obs_size))
+        self.buf_mask = torch.zeros((rows, n, n_actions), dtype=torch.bool)
+        self.buf_actions = torch.zeros((rows, n), dtype=torch.long)
+        self.buf_log_probs = torch.zeros((rows, n))
+        self.buf_values = torch.zeros((rows, n))
+        self.buf_rewards = torch.zeros((rows, n))
+        self.buf_dones = torch.zeros((rows, n), dtype=torch.bool)
+        # per seat (competitive games): the seat of each row, the row of its next
+        # decision (-1: none yet / the game ended), rows holding a transition, and each
+        # env's seat -> row of its transition awaiting the next decision (-1: none)
+        self.buf_seat = np.full((rows, n), -1, dtype=np.int64)
+        self.buf_next = np.full((rows, n), -1, dtype=np.int64)
+        self.buf_used = np.zeros((rows, n), dtype=bool)
+        self.seat_rewards = np.zeros((rows, n), dtype=np.float32)
+        self.seat_dones = np.zeros((rows, n), dtype=bool)
+        self.pending = np.full((n, self.row0 or 1), -1, dtype=np.int64)
+        self.train_rows = None  # flat indices trained on (None: all)
         self.timing = {"rollout_s": 0.0, "env_s": 0.0, "update_s": 0.0, "rollouts": 0}
         self.last_rollout = (0.0, 0.0)  # seconds of the last rollout, of them in the envs
 
@@ -182,6 +241,8 @@ class TorchPPO:
             obs, _ = env.reset()
             self._obs[i] = obs
             self._mask[i] = env.action_masks()
+        self.pending[:] = -1
+        self.buf_used[:] = False
         self._started = True
 
     def collect_rollout(self, monitor) -> None:
@@ -194,43 +255,109 @@ class TorchPPO:
         n = len(envs)
         rewards = np.zeros(n, dtype=np.float32)
         dones = [False] * n
+        per_seat, row0 = self.per_seat, self.row0
+        if per_seat:
+            self._carry_pending()
         for t in range(cfg.n_steps):
-            self.buf_obs[t].copy_(obs_t)
-            self.buf_mask[t].copy_(mask_t)
+            row = row0 + t
+            self.buf_obs[row].copy_(obs_t)
+            self.buf_mask[row].copy_(mask_t)
             with torch.no_grad():
                 columns, logits, values = legal_logits_and_values(policy, obs_t, mask_t)
                 choice = sample_masked(logits, mask_t[:, columns], self.generator)
                 log_probs = logits.gather(1, choice[:, None])[:, 0] - logits.logsumexp(dim=1)
                 actions = columns[choice]
-            self.buf_actions[t] = actions
-            self.buf_log_probs[t] = log_probs
-            self.buf_values[t] = values
+            self.buf_actions[row] = actions
+            self.buf_log_probs[row] = log_probs
+            self.buf_values[row] = values
             env_started = time.perf_counter()
             infos = [{}] * n
             for i, (env, action) in enumerate(zip(envs, actions.tolist(), strict=True)):
+                if per_seat:
+                    self._decide(i, env.state.current, row)
                 obs, reward, terminated, truncated, info = env.step(action)
                 rewards[i] = reward
                 dones[i] = done = terminated or truncated
+                if per_seat:
+                    self._pay(i, info["rewards"], done)
                 if done:
                     infos[i] = info
                     obs, _ = env.reset()
                 self._obs[i] = obs
                 self._mask[i] = env.action_masks()
             env_seconds += time.perf_counter() - env_started
-            self.buf_rewards[t] = torch.from_numpy(rewards)
-            self.buf_dones[t] = torch.tensor(dones)
+            self.buf_rewards[row] = torch.from_numpy(rewards)
+            self.buf_dones[row] = torch.tensor(dones)
             self.num_timesteps += n
             monitor.on_step(infos, dones)
-        with torch.no_grad():
-            _, _, last_values = legal_logits_and_values(policy, obs_t, mask_t)
-        self.advantages, self.returns = compute_gae(
-            self.buf_rewards, self.buf_values, self.buf_dones, last_values,
-            cfg.gamma, cfg.gae_lambda,
-        )  # fmt: skip
+        if per_seat:
+            adv, ret = compute_linked_gae(
+                self.seat_rewards, self.buf_values.numpy(), self.buf_next, self.seat_dones,
+                cfg.gamma, cfg.gae_lambda,
+            )  # fmt: skip
+            self.advantages, self.returns = torch.from_numpy(adv), torch.from_numpy(ret)
+            self.buf_rewards.copy_(torch.from_numpy(self.seat_rewards))  # per seat, for reading
+            self.buf_dones.copy_(torch.from_numpy(self.seat_dones))
+            trained = self.buf_used & (self.seat_dones | (self.buf_next >= 0))
+            self.train_rows = torch.from_numpy(np.flatnonzero(trained))
+        else:
+            with torch.no_grad():
+                _, _, last_values = legal_logits_and_values(policy, obs_t, mask_t)
+            self.advantages, self.returns = compute_gae(
+                self.buf_rewards, self.buf_values, self.buf_dones, last_values,
+                cfg.gamma, cfg.gae_lambda,
+            )  # fmt: skip
         self.last_rollout = (time.perf_counter() - started, env_seconds)
         self.timing["rollout_s"] += self.last_rollout[0]
         self.timing["env_s"] += env_seconds
         self.timing["rollouts"] += 1
+
+    # --- per-seat trajectories (competitive games) ------------------------------------
+    def _carry_pending(self) -> None:
+        """Before a rollout: move each seat's transition still awaiting its next decision
+        into the seat's carry row (row = seat) and clear the rollout's rows."""
+        row0 = self.row0
+        self.buf_used[:row0] = False
+        for i, s in zip(*np.nonzero(self.pending >= 0), strict=True):
+            p = int(self.pending[i, s])
+            if p != s:  # (p == s: carried before and still waiting)
+                for buf in (self.buf_obs, self.buf_mask, self.buf_actions, self.buf_log_probs,
+                            self.buf_values):  # fmt: skip
+                    buf[s, i] = buf[p, i]
+                self.seat_rewards[s, i] = self.seat_rewards[p, i]
+                self.buf_seat[s, i] = s
+                self.buf_next[s, i] = -1
+                self.seat_dones[s, i] = False
+                self.pending[i, s] = s
+            self.buf_used[s, i] = True
+        self.buf_used[row0:] = False
+        self.buf_next[row0:] = -1
+        self.buf_seat[row0:] = -1
+        self.seat_rewards[row0:] = 0.0
+        self.seat_dones[row0:] = False
+
+    def _decide(self, env: int, seat: int, row: int) -> None:
+        """``seat`` decides at ``row`` of ``env``: the successor of its previous transition."""
+        previous = self.pending[env, seat]
+        if previous >= 0:
+            self.buf_next[previous, env] = row
+        self.pending[env, seat] = row
+        self.buf_used[row, env] = True
+        self.buf_seat[row, env] = seat
+
+    def _pay(self, env: int, earned, done: bool) -> None:
+        """Every seat's rewards of the last step, to its transition awaiting its next
+        decision (a seat with none, the baseline's, earns for nobody); the game's end ends
+        them all."""
+        pending = self.pending[env]
+        for seat, reward in enumerate(earned):
+            if reward and pending[seat] >= 0:
+                self.seat_rewards[pending[seat], env] += reward
+        if done:
+            for seat in range(len(pending)):
+                if pending[seat] >= 0:
+                    self.seat_dones[pending[seat], env] = True
+                    pending[seat] = -1
 
     def update(self) -> None:
         """``n_epochs`` passes of minibatches over the rollout (or fewer: ``target_kl``)."""
@@ -240,20 +367,27 @@ class TorchPPO:
         for group in policy.optimizer.param_groups:
             group["lr"] = lr
         policy.set_training_mode(True)
-        size = cfg.n_steps * len(self.envs)
-        obs = self.buf_obs.view(size, OBS_SIZE)
-        mask = self.buf_mask.view(size, N_ACTIONS)
-        actions = self.buf_actions.view(size)
-        old_log_probs = self.buf_log_probs.view(size)
-        advantages = self.advantages.view(size)
-        returns = self.returns.view(size)
+        total = self.rows * len(self.envs)
+        obs = self.buf_obs.view(total, self.obs_size)
+        mask = self.buf_mask.view(total, self.n_actions)
+        actions = self.buf_actions.view(total)
+        old_log_probs = self.buf_log_probs.view(total)
+        advantages = self.advantages.reshape(total)
+        returns = self.returns.reshape(total)
+        rows = self.train_rows if self.per_seat else None  # None: every row
+        size = total if rows is None else len(rows)
+        if size == 0:  # (per seat: no transition complete yet; nothing to learn from)
+            policy.set_training_mode(False)
+            return
         pg_losses, value_losses, entropy_losses, clip_fractions, kls = [], [], [], [], []
         loss = torch.zeros(())
-        position = torch.zeros(N_ACTIONS, dtype=torch.long)  # move -> column of the batch
+        position = torch.zeros(self.n_actions, dtype=torch.long)  # move -> column of the batch
         stop = False
         epochs = 0
         for _ in range(cfg.n_epochs):
             order = torch.randperm(size, generator=self.generator)
+            if rows is not None:
+                order = rows[order]
             for start in range(0, size, cfg.batch_size):
                 idx = order[start : start + cfg.batch_size]
                 columns, logits, values = legal_logits_and_values(policy, obs[idx], mask[idx])
@@ -292,6 +426,8 @@ class TorchPPO:
         policy.set_training_mode(False)
         self.n_updates += epochs
         values, rets = self.buf_values.flatten(), self.returns.flatten()
+        if rows is not None:
+            values, rets = values[rows], rets[rows]
         var = float(rets.var(correction=0))
         explained = float("nan") if var == 0 else 1 - float((rets - values).var(correction=0)) / var
         seconds = time.perf_counter() - started
@@ -310,3 +446,26 @@ class TorchPPO:
         log("time/update_s", seconds)
         log("time/rollout_s", self.last_rollout[0])
         log("time/rollout_env_s", self.last_rollout[1])
+
+
+# --- the trainer's face to ``Trainer`` (train/trainer.py), as train/sb3.py has ---------------
+DESCRIPTION = "masked PPO in PyTorch, train/ppo.py"
+
+
+def make_envs(config: TrainConfig, env_fns: list) -> list:
+    """The self-play envs as a plain list, stepped in-process."""
+    return [make() for make in env_fns]
+
+
+def make_model(config: TrainConfig, envs: list, run_dir: str | Path) -> TorchPPO:
+    return TorchPPO(config, envs, run_dir)
+
+
+def learn(model: TorchPPO, total_steps: int, monitor) -> None:
+    """Train until ``model.num_timesteps`` reaches ``total_steps``."""
+    model.learn(total_steps, monitor)
+
+
+def close_envs(envs: list) -> None:
+    for env in envs:
+        env.close()

@@ -1,27 +1,54 @@
-"""The self-play training view: Common Cause as one Gymnasium env for a shared policy.
+"""The self-play training view: any registered game as one Gymnasium env for a shared policy.
 
-Each ``step`` is one decision of the player whose turn it is, seen from that player's own
-observation (the same encoding as the PettingZoo env's ``observation``). Both seats are the
-learner, so the one team reward (+1 win, -1 loss) arrives on the transition that ends the
-game, whichever seat made it. Moves with a single legal choice are played automatically
-(they teach nothing). With ``baseline_partner_prob`` > 0 a game may seat the rule sheet's
-baseline in one chair; its moves are played inside the env and the learner only sees its
-own seat. ``action_masks()`` is a method of the env itself, so ``SubprocVecEnv`` works.
+Each ``step`` is one decision of the seat whose turn it is, seen from that seat's own
+observation (the same encoding as the PettingZoo env's ``observation``). Every seat is the
+learner (one policy for all seats, parameter sharing), and each seat is paid its own return.
+
+Two views of the rewards, for two kinds of trainer:
+
+* The Gymnasium reward (one stream): the reward on a transition is the return of the seat
+  that made it, on the transition that ends the game, times ``reward_scale``. Right for a
+  team game such as Common Cause (every seat has the same return, so it does not matter
+  which seat ended the game), and what ``trainer: sb3`` and the torch trainer use for team
+  games.
+* Per seat (competitive games, ``game.team`` False): every step's ``info["rewards"]`` holds
+  what each seat earned over the moves of that step (the learner's move, then the forced
+  and baseline moves up to the next decision: the sum of ``state.rewards()``, times
+  ``reward_scale``), and ``info["seat"]`` names the seat of the next decision. A trainer
+  that keeps one trajectory per seat (train/ppo.py) pays each seat's transition what that
+  seat earned until its own next decision, intermediate rewards (Dummy rummy's points of
+  each hand) included.
+
+A finished game's info carries ``return`` (the deciding seat's) and ``returns`` (every
+seat's), unscaled. Moves with a single legal choice are played automatically (they teach
+nothing). With ``baseline_partner_prob`` > 0 a game may seat the game's baseline
+(``game.baseline("")``) in ``baseline_seats`` chairs (Common Cause: the partner; a
+competitive game: opponents); its moves are played inside the env and the learner only sees
+the other seats. ``action_masks()`` is a method of the env itself, so ``SubprocVecEnv``
+works, and returns a fresh array each call.
+
+Truncation: the env counts the moves of a game and stops it after the game's PettingZoo
+``max_moves`` (Dummy rummy: 5,000; a hand nobody can finish) with ``truncated`` True,
+result "truncated" and nothing more paid (the PettingZoo env pays nothing for a cut hand
+either); trainers treat it as the end of the game.
 
 An illegal action (SB3's ``check_env`` samples unmasked actions) does not crash: it ends
-the game as a loss (reward -1) with ``info["illegal_action"]``.
+the game for the learner as a loss (reward -1, ``info["illegal_action"]``, ``result``
+"illegal action") without touching the engine's own result; the mask is then all False.
+A ``step`` after the game ended (won, lost, truncated or illegal) is a RuntimeError: call
+``reset``.
 """
 
 from __future__ import annotations
 
+import importlib
+
 import gymnasium
 import numpy as np
+from commoncause.envs.registry import DEFAULT_GAME, get_game
 
-from agents.baseline import BaselineAgent
-from envs.common_cause.actions import N_ACTIONS
-from envs.common_cause.common_cause import raw_env
-from envs.common_cause.observer import OBS_SIZE, encode
-from envs.common_cause.seat import SeatView
+ILLEGAL_RESULT = "illegal action"
+TRUNCATED_RESULT = "truncated"
 
 
 class SelfPlayEnv(gymnasium.Env):
@@ -30,77 +57,198 @@ class SelfPlayEnv(gymnasium.Env):
     def __init__(
         self,
         baseline_partner_prob: float = 0.0,
-        **env_kwargs,
+        game: str = DEFAULT_GAME,
+        *,
+        baseline_seats: int = 1,
+        reward_scale: float = 1.0,
+        **options,
     ) -> None:
         super().__init__()
         if not 0.0 <= baseline_partner_prob <= 1.0:
             raise ValueError(
                 f"baseline_partner_prob must be in [0, 1], got {baseline_partner_prob}"
             )
-        self.aec = raw_env(**env_kwargs)
-        self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
-        self.action_space = gymnasium.spaces.Discrete(N_ACTIONS)
+        if not reward_scale > 0:
+            raise ValueError(f"reward_scale must be positive, got {reward_scale}")
+        self.game = get_game(game)
+        # the game's PettingZoo env deals (its deck option and seeding), the engine plays
+        self.aec = importlib.import_module(self.game.env_module).raw_env(**options)
+        self.num_seats = self.game.num_seats(self.aec.config)
+        if not 1 <= baseline_seats < self.num_seats:
+            raise ValueError(
+                f"baseline_seats must be 1 to {self.num_seats - 1} (the learner keeps a seat) "
+                f"for {self.num_seats} seats, got {baseline_seats}"
+            )
+        size, n_actions = self.game.observation_size, self.game.num_actions
+        self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (size,), np.float32)
+        self.action_space = gymnasium.spaces.Discrete(n_actions)
         self.baseline_partner_prob = baseline_partner_prob
-        self.baseline = BaselineAgent()
-        self.baseline_seat = -1  # the seat the baseline plays this game, or -1
-        self._mask = np.zeros(N_ACTIONS, dtype=bool)
+        self.baseline_count = baseline_seats
+        self.reward_scale = float(reward_scale)
+        self.per_seat = not self.game.team  # report every seat's rewards each step
+        self.max_moves = int(self.aec.max_moves)
+        self._baselines = [self.game.baseline("") for _ in range(baseline_seats)]
+        self.baseline = self._baselines[0]
+        self.baseline_seats: dict[int, object] = {}  # seat -> its baseline agent, this game
+        self._observers: list = []
+        self._mask = np.zeros(n_actions, dtype=bool)
+        self._over = True  # no game until reset
+        self._illegal: int | None = None
+        self._truncated = False
+        self._moves = 0
+        self._earned = [0.0] * self.num_seats  # per seat, over the moves of this step
+
+    @property
+    def state(self):
+        """The engine's game in progress."""
+        return self.aec.game
+
+    @property
+    def baseline_seat(self) -> int:
+        """The first seat the baseline plays this game, or -1."""
+        return min(self.baseline_seats, default=-1)
 
     # ------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         self.aec.reset(seed=int(self.np_random.integers(2**31)), options=options)
-        game = self.aec.game
-        self.baseline_seat = -1
+        state = self.aec.game
+        self._observers = [self.game.observer(seat) for seat in range(self.num_seats)]
+        self._illegal = None
+        self._truncated = False
+        self._moves = 0
+        self.baseline_seats = {}
         if self.np_random.random() < self.baseline_partner_prob:
-            self.baseline_seat = int(self.np_random.integers(2))
-            self.baseline.reset(int(self.np_random.integers(2**31)))
+            if self.baseline_count == 1:
+                seats = [int(self.np_random.integers(self.num_seats))]
+            else:
+                chosen = self.np_random.choice(self.num_seats, self.baseline_count, replace=False)
+                seats = sorted(int(s) for s in chosen)
+            for seat, agent in zip(seats, self._baselines, strict=True):
+                agent.reset(int(self.np_random.integers(2**31)))
+                self.baseline_seats[seat] = agent
         self._advance()
-        if game.is_terminal:  # a deal lost before the learner moved
+        if state.is_terminal or self._truncated:  # a deal that ends before the learner moved
             if options and "deck" in options:
                 raise ValueError("this deck is lost before the learner's first decision")
             return self.reset()  # deal again
-        return self._observe(), {}
+        self._over = False
+        return self._observe(), {"seat": state.current}
 
     def step(self, action: int):
-        game = self.aec.game
+        if self._over:
+            raise RuntimeError(
+                "this game is over (step() after the end of a game): call reset() first"
+            )
+        state = self.aec.game
+        seat = state.current
         action = int(action)
-        if action not in game.legal_actions():
-            game.result, game.loss_reason = "loss", "illegal action"
-            return self._observe(), -1.0, True, False, {"illegal_action": action, **self._stats()}
-        game.apply(action)
+        if action not in state.legal_actions():
+            self._over = True
+            self._illegal = action
+            self._mask = np.zeros_like(self._mask)
+            info = {"illegal_action": action, **self._stats(seat)}
+            if self.per_seat:
+                info["rewards"] = tuple(-1.0 if s == seat else 0.0 for s in range(self.num_seats))
+            return self._observe(seat), -1.0, True, False, info
+        if self.per_seat:
+            self._earned = [0.0] * self.num_seats
+        state.apply(action)
+        self._moves += 1
+        if self.per_seat:
+            self._collect(state)
         self._advance()
-        if game.is_terminal:
-            return self._observe(), game.returns()[0], True, False, self._stats()
-        return self._observe(), 0.0, False, False, {}
+        if state.is_terminal or self._truncated:
+            self._over = True
+            info = self._stats(seat)
+            if self.per_seat:
+                info["rewards"] = tuple(self._earned)
+            if self._truncated:
+                return self._observe(seat), 0.0, False, True, info
+            return self._observe(seat), state.returns()[seat] * self.reward_scale, True, False, info
+        if self.per_seat:
+            return self._observe(), 0.0, False, False, {
+                "seat": state.current, "rewards": tuple(self._earned)
+            }  # fmt: skip
+        return self._observe(), 0.0, False, False, {"seat": state.current}
 
     def action_masks(self) -> np.ndarray:
-        return self._mask
+        """The legal moves of the decision at hand (all False once the game is over); a
+        new array each call."""
+        return self._mask.copy()
 
     # ------------------------------------------------------------------------------
+    def _collect(self, state) -> None:
+        """Add the last move's per-seat rewards to this step's."""
+        earned = state.rewards()
+        if any(earned):
+            scale = self.reward_scale
+            for s, r in enumerate(earned):
+                self._earned[s] += r * scale
+
     def _advance(self) -> None:
-        """Play forced moves and the baseline partner's moves until the learner decides."""
-        game = self.aec.game
-        while not game.is_terminal:
-            legal = game.legal_actions()
-            if game.current == self.baseline_seat:
-                game.apply(self.baseline.act(SeatView(game, game.current)))
+        """Play forced moves and the baseline's moves until the learner decides (or the game
+        ends, or reaches ``max_moves``)."""
+        state = self.aec.game
+        baselines = self.baseline_seats
+        per_seat = self.per_seat
+        while not state.is_terminal:
+            if self._moves >= self.max_moves:
+                self._truncated = True
+                break
+            legal = state.legal_actions()
+            agent = baselines.get(state.current) if baselines else None
+            if agent is not None:
+                state.apply(agent.act(self.game.seat_view(state, state.current)))
             elif len(legal) == 1:
-                game.apply(legal[0])
+                state.apply(legal[0])
             else:
                 break
-        self._mask[:] = False
-        if not game.is_terminal:
-            self._mask[game.legal_actions()] = True
+            self._moves += 1
+            if per_seat:
+                self._collect(state)
+        self._mask = np.zeros_like(self._mask)
+        if not state.is_terminal and not self._truncated:
+            self._mask[state.legal_actions()] = True
 
-    def _observe(self) -> np.ndarray:
-        game = self.aec.game
-        return encode(game, game.current)
+    def _observe(self, seat: int | None = None) -> np.ndarray:
+        state = self.aec.game
+        return self._observers[state.current if seat is None else seat].encode(state)
 
-    def _stats(self) -> dict:
-        game = self.aec.game
+    def _stats(self, seat: int) -> dict:
+        """The info of a finished game, from the view of ``seat`` (who made the last
+        decision)."""
+        state = self.aec.game
+        returns = state.returns() if self._illegal is None else None
+        if returns is None:  # the engine's game is unfinished: the learner's side lost
+            lost = range(self.num_seats) if self.game.team else (seat,)
+            returns = tuple(-1.0 if s in lost else 0.0 for s in range(self.num_seats))
+        if self._illegal is not None:
+            result = ILLEGAL_RESULT
+        elif self._truncated:
+            result = TRUNCATED_RESULT
+        else:
+            result = state.result
+        if self.game.team:
+            learner_won = returns[seat] > 0
+        else:  # a learner seat has the best return of a finished game
+            best = max(returns)
+            learner_won = (
+                state.is_terminal
+                and self._illegal is None
+                and any(
+                    returns[s] == best
+                    for s in range(self.num_seats)
+                    if s not in self.baseline_seats
+                )
+            )
         return {
-            "result": game.result,
-            "turns": game.turns,
-            "pickups": game.pickups,
-            "baseline_partner": self.baseline_seat >= 0,
+            "seat": seat,
+            "result": result,
+            "return": returns[seat],
+            "returns": returns,
+            "learner_won": learner_won,
+            "turns": state.turns,
+            "pickups": getattr(state, "pickups", 0),
+            "baseline_partner": bool(self.baseline_seats),
         }

@@ -1,20 +1,28 @@
-"""Self-play training: behaviour cloning of the baseline, then self-play PPO.
+"""Self-play training of any registered game: behaviour cloning of the game's baseline,
+then self-play PPO.
 
-The PPO is sb3-contrib's MaskablePPO (``trainer: sb3``) or the lean masked PPO of
-``train/ppo.py`` (``trainer: torch``); both train the same network and write the same
-checkpoints, logs and model cards.
+The PPO is the lean masked PPO of ``train/ppo.py`` (``trainer: torch``) or sb3-contrib's
+MaskablePPO (``train/sb3.py``, ``trainer: sb3``), one file each with the same face
+(``make_envs``, ``make_model``, ``learn``, ``close_envs``); both train the same network and
+write the same checkpoints, logs and model cards. Sizes come from the game's record and the
+envs' spaces; checkpoints record the game's name. A competitive game (``game.team`` False)
+is not evaluated against the baseline yet (``evaluate_now`` says so once and returns None;
+no final comparison): checkpoints, ``best.pt`` (the last policy) and logs are written as
+usual.
 
 A run lives in ``{out_dir}/{run_name}/``: TensorBoard events (metric groups ``team/``,
 ``game/``, ``bc/``, ``time/`` and SB3's ``train/`` and ``rollout/``), ``checkpoints/``
 (``last.pt``, ``best.pt`` by evaluated win rate, ``step_N.pt``) each with a model card
 (``.json``), and ``curve.png``. ``--resume`` restores weights, optimizer, step count and
 the evaluation history, so schedules continue where they stopped; Ctrl-C saves
-``last.pt`` first.
+``last.pt`` first. Resuming takes only the checkpoint and ``--total-steps``: the run's
+name, config and seed are the checkpoint's, and an exported policy (no optimizer state)
+cannot be resumed (start a new run from it with ``init_from``).
 """
 
 from __future__ import annotations
 
-import contextlib
+import importlib
 import json
 import os
 import platform
@@ -24,10 +32,8 @@ from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
 
-from agents.evaluate import EvalReport, evaluate
-from agents.trained import ENV_VERSION, FORMAT, load_checkpoint
-from envs.common_cause.actions import N_ACTIONS
-from envs.common_cause.observer import OBS_SIZE
+from commoncause.agents.evaluate import EvalReport, evaluate
+from commoncause.agents.trained import FORMAT, load_checkpoint
 
 from .config import TrainConfig, config_from_dict
 
@@ -49,7 +55,15 @@ def _stop_on_signals() -> None:
         signal.signal(signal.SIGTERM, _interrupt)
 
 
-TRAINERS = {"sb3": "sb3-contrib MaskablePPO", "torch": "masked PPO in PyTorch, train/ppo.py"}
+TRAINERS = {"torch": "commoncause.train.ppo", "sb3": "commoncause.train.sb3"}
+"""Config ``trainer`` -> its module (``DESCRIPTION``, ``make_envs``, ``make_model``,
+``learn``, ``close_envs``)."""
+
+
+def trainer_module(name: str):
+    if name not in TRAINERS:
+        raise ValueError(f"config trainer must be one of {', '.join(TRAINERS)}, got {name!r}")
+    return importlib.import_module(TRAINERS[name])
 
 
 def package_versions() -> dict:
@@ -91,17 +105,29 @@ class RunState:
 class Trainer:
     def __init__(
         self,
-        config: TrainConfig,
+        config: TrainConfig | None,
         run_name: str | None = None,
         resume: str | Path | None = None,
         total_steps: int | None = None,
         say=print,
     ) -> None:
+        """A new run of ``config``, or (``resume``) the run of a checkpoint, continued to
+        ``total_steps`` if given (else its config's). Resuming takes no config and no run
+        name: the checkpoint's are used."""
         self.say = say
-        self.resume_data = load_checkpoint(resume) if resume else None
+        if total_steps is not None and total_steps < 0:
+            raise ValueError(f"total_steps must not be negative, got {total_steps}")
+        self.resume_data = load_resumable(resume) if resume else None
         if self.resume_data is not None:
-            saved = config_from_dict(self.resume_data["config"])
-            config = replace(saved, total_steps=total_steps or saved.total_steps)
+            if config is not None or run_name is not None:
+                raise ValueError(
+                    "a resumed run keeps its own config, seed and run name: give --resume "
+                    "with --total-steps only"
+                )
+            saved = config_from_dict(self.resume_data["config"], check_files=False)
+            if total_steps is not None:
+                saved = replace(saved, total_steps=total_steps)
+            config = saved
             self.state = RunState(
                 run_name=self.resume_data["run_name"],
                 evaluations=list(self.resume_data["evaluations"]),
@@ -109,80 +135,43 @@ class Trainer:
                 seconds=self.resume_data.get("seconds", 0.0),
             )
         else:
+            if config is None:
+                raise ValueError("a new run needs a config")
             if total_steps is not None:
                 config = replace(config, total_steps=total_steps)
+            config.validate()
             name = run_name or f"{config.name}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
             self.state = RunState(run_name=name)
-        config.validate()
         self.config = config
+        self.game = config.game_record()
+        self.backend = trainer_module(config.trainer)
         self.run_dir = Path(config.out_dir) / self.state.run_name
         self.checkpoints = self.run_dir / "checkpoints"
         self.model = None
         self.env = None
         self._baseline_eval: EvalReport | None = None
+        self._said_no_eval = False
         self._clock: tuple[float, float] | None = None  # (perf_counter at start, seconds then)
 
     # ------------------------------------------------------------------------------
     def _make_env(self):
-        from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
-
         from .selfplay import SelfPlayEnv
 
         cfg = self.config
 
         def factory(rank: int):
             def make():
-                env = SelfPlayEnv(cfg.baseline_partner_prob, **cfg.env_kwargs())
+                env = SelfPlayEnv(**cfg.selfplay_kwargs())
                 resumed_at = self.resume_data["num_timesteps"] if self.resume_data else 0
                 env.reset(seed=cfg.seed * 1000 + rank + resumed_at)  # new deals per resume
                 return env
 
             return make
 
-        fns = [factory(i) for i in range(cfg.n_envs)]
-        if cfg.trainer == "torch":  # a plain list, stepped in-process by train/ppo.py
-            return [make() for make in fns]
-        if cfg.vec_env == "subproc" and cfg.n_envs > 1:
-            return SubprocVecEnv(fns, start_method="fork")
-        return DummyVecEnv(fns)
+        return self.backend.make_envs(cfg, [factory(i) for i in range(cfg.n_envs)])
 
     def _make_model(self):
-        import torch
-        from sb3_contrib import MaskablePPO
-        from stable_baselines3.common.logger import configure
-
-        from agents.networks import policy_kwargs
-
-        cfg = self.config
-        if cfg.trainer == "torch":
-            from .ppo import TorchPPO
-
-            return TorchPPO(cfg, self.env, self.run_dir)
-        torch.set_num_threads(cfg.torch_threads)
-
-        def learning_rate(progress_remaining: float) -> float:
-            return cfg.learning_rate * (progress_remaining if cfg.lr_decay else 1.0)
-
-        model = MaskablePPO(
-            "MlpPolicy",
-            self.env,
-            learning_rate=learning_rate,
-            n_steps=cfg.n_steps,
-            batch_size=cfg.batch_size,
-            n_epochs=cfg.n_epochs,
-            gamma=cfg.gamma,
-            gae_lambda=cfg.gae_lambda,
-            clip_range=cfg.clip_range,
-            ent_coef=cfg.ent_coef,
-            vf_coef=cfg.vf_coef,
-            max_grad_norm=cfg.max_grad_norm,
-            target_kl=cfg.target_kl,
-            policy_kwargs=policy_kwargs(cfg.features_dim, cfg.net_arch, cfg.activation),
-            seed=cfg.seed,
-            device="cpu",
-        )
-        model.set_logger(configure(str(self.run_dir), ["tensorboard"]))
-        return model
+        return self.backend.make_model(self.config, self.env, self.run_dir)
 
     # ------------------------------------------------------------------------------
     def _tick(self) -> None:
@@ -199,9 +188,10 @@ class Trainer:
         model, cfg = self.model, self.config
         data = {
             "format": FORMAT,
-            "env_version": ENV_VERSION,
-            "obs_size": OBS_SIZE,
-            "n_actions": N_ACTIONS,
+            "game": self.game.name,
+            "env_version": self.game.env_name,
+            "obs_size": self.game.observation_size,
+            "n_actions": self.game.num_actions,
             "features_dim": cfg.features_dim,
             "net_arch": list(cfg.net_arch),
             "activation": cfg.activation,
@@ -225,15 +215,18 @@ class Trainer:
         return path
 
     def model_card(self, steps: int) -> dict:
-        cfg = self.config
+        cfg, game = self.config, self.game
+        rules = cfg.game_config()
         return {
-            "model": f"Common Cause self-play policy ({TRAINERS[cfg.trainer]}, one for both seats)",
+            "model": f"{game.title} self-play policy ({self.backend.DESCRIPTION}, one for "
+            "every seat)",
             "run_name": self.state.run_name,
-            "env_version": ENV_VERSION,
-            "observation_size": OBS_SIZE,
-            "actions": N_ACTIONS,
-            "level": cfg.level,
-            "stock_size": cfg.game_config().stock_size,
+            "game": game.name,
+            "env_version": game.env_name,
+            "observation_size": game.observation_size,
+            "actions": game.num_actions,
+            "level": rules.label(),
+            "game_config": rules.to_dict(),
             "seed": cfg.seed,
             "steps": steps,
             "training_seconds": round(self.state.seconds, 1),
@@ -247,15 +240,28 @@ class Trainer:
         }
 
     # ------------------------------------------------------------------------------
-    def evaluate_now(self, games: int, workers: int = 2) -> dict:
-        """Evaluate the current policy (saved as last.pt) against the baseline team."""
+    def evaluate_now(self, games: int, workers: int = 2) -> dict | None:
+        """Evaluate the current policy (saved as last.pt) against the baseline team.
+
+        A competitive game is not evaluated yet (None; ``last.pt`` is still saved): the
+        evaluation of ``agents/evaluate.py`` plays team games; it says so once in the log."""
         cfg = self.config
         last = self.save(self.checkpoints / "last.pt")
+        if not self.game.team:
+            if not self._said_no_eval:
+                self._said_no_eval = True
+                self.say(
+                    f"{self.game.title} is competitive: evaluation against the baseline is "
+                    "skipped (train/trainer.py evaluates team games only for now); "
+                    "checkpoints are saved as usual"
+                )
+            return None
         team = (str(last), str(last))
-        report = evaluate(team, cfg.game_config(), games, cfg.eval_seed, workers, cfg.level)
+        rules = cfg.game_config()
+        report = evaluate(team, rules, games, cfg.eval_seed, workers, rules.label())
         if self._baseline_eval is None or self._baseline_eval.games != games:
             self._baseline_eval = evaluate(
-                BASELINE_TEAM, cfg.game_config(), games, cfg.eval_seed, workers, cfg.level
+                BASELINE_TEAM, rules, games, cfg.eval_seed, workers, rules.label()
             )
         entry = {
             "step": int(self.model.num_timesteps),
@@ -288,6 +294,9 @@ class Trainer:
     def final_comparison(self) -> dict:
         """The best policy's team, the baseline team and the mixed team on the same deals."""
         cfg = self.config
+        if not self.game.team:  # not evaluated yet (see evaluate_now)
+            self.state.final = {}
+            return {}
         best = self.checkpoints / "best.pt"
         games = cfg.final_eval_games
         seed = cfg.eval_seed + 1
@@ -296,8 +305,9 @@ class Trainer:
             "baseline": BASELINE_TEAM,
             "trained+baseline": (str(best), "baseline"),
         }
+        rules = cfg.game_config()
         results = {
-            name: report_summary(evaluate(team, cfg.game_config(), games, seed, 2, cfg.level))
+            name: report_summary(evaluate(team, rules, games, seed, 2, rules.label()))
             for name, team in teams.items()
         }
         self.state.final = results
@@ -305,7 +315,7 @@ class Trainer:
 
     # ------------------------------------------------------------------------------
     def run(self) -> dict:
-        from .callbacks import TrainingCallback, TrainingMonitor
+        from .callbacks import TrainingMonitor
 
         cfg = self.config
         self.env = self._make_env()
@@ -321,23 +331,14 @@ class Trainer:
                 self.say(f"resuming {self.state.run_name} at step {self.model.num_timesteps:,}")
             else:
                 if cfg.init_from:
-                    start = load_checkpoint(cfg.init_from)
+                    start = load_checkpoint(cfg.init_from, game=cfg.game)
                     self.model.policy.load_state_dict(start["policy"])
                     self.say(f"starting from the policy of {cfg.init_from}")
                 elif cfg.bc_games:
                     monitor.clone_baseline()
                 self.evaluate_now(cfg.eval_games)
-            remaining = cfg.total_steps - int(self.model.num_timesteps)
-            if remaining > 0:
-                if cfg.trainer == "torch":
-                    self.model.learn(cfg.total_steps, monitor)
-                else:
-                    self.model.learn(
-                        total_timesteps=remaining,
-                        callback=TrainingCallback(monitor),
-                        reset_num_timesteps=False,
-                        progress_bar=False,
-                    )
+            if cfg.total_steps > int(self.model.num_timesteps):
+                self.backend.learn(self.model, cfg.total_steps, monitor)
                 monitor.close()
                 self._tick()
                 self.evaluate_now(cfg.eval_games)
@@ -370,8 +371,18 @@ class Trainer:
         return final
 
     def _close_env(self) -> None:
-        # the workers may already be gone (Ctrl-C reaches them too)
-        envs = self.env if isinstance(self.env, list) else [self.env]
-        with contextlib.suppress(EOFError, BrokenPipeError, ConnectionResetError):
-            for env in envs:
-                env.close()
+        if self.env is not None:
+            self.backend.close_envs(self.env)
+
+
+def load_resumable(path: str | Path) -> dict:
+    """A run's checkpoint to resume; a one-line ValueError for an exported policy (weights
+    only), which starts new runs through ``init_from`` instead."""
+    data = load_checkpoint(path)
+    missing = [k for k in ("optimizer", "config", "run_name", "evaluations") if k not in data]
+    if missing:
+        raise ValueError(
+            f"checkpoint {path} has no optimizer state (an exported policy), so there is no "
+            f"run to resume: start a new run from it with init_from: {path} in a config"
+        )
+    return data

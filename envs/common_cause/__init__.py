@@ -1,19 +1,19 @@
-"""Common Cause: rules engine (``rules``), seat view (``observer``), move notation
-(``notation``) and the PettingZoo AEC environment ``common_cause_v0``.
+"""Common Cause: rules engine (``rules``), seat view (``seat``, ``observer``), move notation
+(``notation``), baseline (``baseline``), its house record (``game``) and the PettingZoo AEC
+environment ``common_cause_v0`` (``common_cause``).
 
->>> from envs.common_cause import env
+>>> from commoncause.envs.common_cause import env
 >>> e = env(level="normal", render_mode="ansi")
 
-The engine modules import no RL library; the PettingZoo adapter (``common_cause.py``, which
-brings gymnasium and pettingzoo) loads only when ``env`` or ``raw_env`` is first used.
-``pettingzoo.make("aec", "commoncause/common_cause-v0", level="hard")`` works once this
-package is imported after pettingzoo, or once the adapter has loaded (it registers itself).
+The engine modules import no RL library; the PettingZoo adapter (which brings gymnasium and
+pettingzoo) loads only when ``env`` or ``raw_env`` is first used.
+``pettingzoo.make("aec", "commoncause/common_cause-v0", level="hard")`` works whichever of
+pettingzoo and this package is imported first (``envs/registry.py``).
 """
 
 from __future__ import annotations
 
 import importlib
-import sys
 from typing import TYPE_CHECKING, Any
 
 from .rules import LEVELS, GameConfig, GameState, IllegalMoveError
@@ -23,10 +23,6 @@ if TYPE_CHECKING:
 
 ENV_ID = "commoncause/common_cause-v0"
 _ADAPTER = ("env", "raw_env")
-
-
-if "pettingzoo" in sys.modules:  # the adapter's libraries are loaded already: register now
-    importlib.import_module(".common_cause", __name__)
 
 
 def __getattr__(name: str) -> Any:

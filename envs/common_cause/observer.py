@@ -101,7 +101,7 @@ _TOP, _RECENT = OFFSET["top_discard"], OFFSET["recent_discards"]
 _SCALARS = OFFSET["scalars"]
 _MELD_CARDS, _STAND_INS = OFFSET["meld_cards"], OFFSET["meld_joker_stand_ins"]
 _LAYOFF_CARDS, _TABLE_JOKERS = OFFSET["layoff_cards"], OFFSET["table_jokers"]
-# state.view_cache keys: player (0, 1) -> _PileView; 2 + player -> (table_version, indices);
+# Observer cache keys: "pile" -> _PileView; "table" -> (placements, indices);
 # ("meld", origin) -> ((cards, jokers), indices)
 
 
@@ -116,36 +116,60 @@ def _card_plane(offset: int, cards, out: list[int]) -> None:
             jokers += 1
 
 
+class Observer:
+    """The observation of one seat, built only from what that seat may see.
+
+    It keeps its own caches of the public planes (the discard history and the table), which
+    change only when a card is discarded, taken or placed; a new game (another state object,
+    a clone included) starts them afresh. ``reveal_partner`` (open hands, and ``encode_state``
+    for centralised critics) also shows the partner's hand."""
+
+    __slots__ = ("player", "reveal_partner", "_state", "_cache")
+
+    def __init__(self, player: int, reveal_partner: bool = False) -> None:
+        self.player = player
+        self.reveal_partner = reveal_partner
+        self._state: GameState | None = None
+        self._cache: dict = {}
+
+    def encode(self, state: GameState) -> np.ndarray:
+        if state is not self._state:
+            self._state = state
+            self._cache = {}
+        player, cache = self.player, self._cache
+        obs = _pile_planes(state, player, cache).copy()
+        ones = _table_indices(state, player, cache).copy()
+        partner = 1 - player
+        cfg = state.config
+        _card_plane(OFFSET["hand"], state.hands[player], ones)
+        if cfg.open_hands or self.reveal_partner:
+            _card_plane(OFFSET["partner_hand"], state.hands[partner], ones)
+        if state.pending >= 0 and state.current == player:
+            ones.append(OFFSET["pending"] + min(state.pending, JOKER))
+        obs[ones] = 1.0
+        s = _SCALARS
+        obs[s] = len(state.stock) / MAX_STOCK
+        obs[s + 1] = len(state.hands[player]) / 16
+        obs[s + 2] = len(state.hands[partner]) / 16
+        obs[s + 3] = len(state.starts[player]) / 3
+        obs[s + 4] = len(state.starts[partner]) / 3
+        obs[s + 5] = min(state.turns, 64) / 64
+        if state.current == player:
+            obs[s + 6 + (state.phase != DRAW_PHASE)] = 1.0
+        obs[s + 15] = min(state.pickups, 16) / 16
+        return obs  # scalars 8-14 (seat, config) are set once in the pile planes
+
+
 def encode(state: GameState, player: int, reveal_partner: bool = False) -> np.ndarray:
-    """Observation of ``player``: reads only cards that player may see."""
-    obs = _pile_planes(state, player).copy()
-    ones = _table_indices(state, player).copy()
-    partner = 1 - player
-    cfg = state.config
-    _card_plane(OFFSET["hand"], state.hands[player], ones)
-    if cfg.open_hands or reveal_partner:
-        _card_plane(OFFSET["partner_hand"], state.hands[partner], ones)
-    if state.pending >= 0 and state.current == player:
-        ones.append(OFFSET["pending"] + min(state.pending, JOKER))
-    obs[ones] = 1.0
-    s = _SCALARS
-    obs[s] = len(state.stock) / MAX_STOCK
-    obs[s + 1] = len(state.hands[player]) / 16
-    obs[s + 2] = len(state.hands[partner]) / 16
-    obs[s + 3] = len(state.starts[player]) / 3
-    obs[s + 4] = len(state.starts[partner]) / 3
-    obs[s + 5] = min(state.turns, 64) / 64
-    if state.current == player:
-        obs[s + 6 + (state.phase != DRAW_PHASE)] = 1.0
-    obs[s + 15] = min(state.pickups, 16) / 16
-    return obs  # scalars 8-14 (seat, config) are set once in the pile planes
+    """Observation of ``player`` (a one-off: an ``Observer`` kept across steps is faster)."""
+    return Observer(player, reveal_partner).encode(state)
 
 
-def _table_indices(state: GameState, player: int) -> list[int]:
+def _table_indices(state: GameState, player: int, cache: dict) -> list[int]:
     """Indices of the table's planes (starts, melds) set for ``player``; cached until the
     table changes. The caller must not modify the list."""
-    cached = state.view_cache.get(2 + player)
-    if cached is not None and cached[0] == state.table_version:
+    cached = cache.get("table")
+    if cached is not None and cached[0] == state.placements:
         return cached[1]
     maxpos = state.config.max_position
     ones: list[int] = []
@@ -155,10 +179,10 @@ def _table_indices(state: GameState, player: int) -> list[int]:
         ones.extend(_start_indices(sid, False, maxpos))
     table_jokers = 0
     for m in state.melds:
-        ones.extend(_meld_indices(state, m, maxpos))
+        ones.extend(_meld_indices(m, maxpos, cache))
         table_jokers += m.jokers
     ones.extend(_TABLE_JOKERS + N_STANDARD + i for i in range(table_jokers))
-    state.view_cache[2 + player] = (state.table_version, ones)
+    cache["table"] = (state.placements, ones)
     return ones
 
 
@@ -172,11 +196,11 @@ def _start_indices(sid: int, mine: bool, maxpos: int) -> tuple[int, ...]:
     return (base + a, base + b, *(completes + c for c in cards))
 
 
-def _meld_indices(state: GameState, m, maxpos: int) -> list[int]:
+def _meld_indices(m, maxpos: int, cache: dict) -> list[int]:
     """A complete meld's real cards, joker stand-ins and lay-off cards, as plane indices;
     cached per meld until it changes (it only grows or swaps a joker out)."""
     key = (len(m.cards), m.jokers)
-    cached = state.view_cache.get(("meld", m.origin))
+    cached = cache.get(("meld", m.origin))
     if cached is not None and cached[0] == key:
         return cached[1]
     ones = [_MELD_CARDS + c for c in m.cards if c < N_STANDARD]
@@ -186,7 +210,7 @@ def _meld_indices(state: GameState, m, maxpos: int) -> list[int]:
     else:
         ones.extend(_STAND_INS + c for _, c in m.stand_ins())
         ones.extend(_LAYOFF_CARDS + card_at(m.suit, p) for p in m.open_ends(maxpos))
-    state.view_cache[("meld", m.origin)] = (key, ones)
+    cache[("meld", m.origin)] = (key, ones)
     return ones
 
 
@@ -213,14 +237,14 @@ class _PileView:
         self.taken_done = 0
 
 
-def _pile_planes(state: GameState, player: int) -> np.ndarray:
+def _pile_planes(state: GameState, player: int, cache: dict) -> np.ndarray:
     """The discard-history planes as ``player`` sees them, zeros elsewhere (the caller must
     not modify them); updated only when a card is discarded or taken from the pile."""
     log = state.discard_log
     key = (len(log), len(state.taken_entries))
-    view = state.view_cache.get(player)
+    view = cache.get("pile")
     if view is None:
-        view = state.view_cache[player] = _PileView(state, player)
+        view = cache["pile"] = _PileView(state, player)
     elif view.key == key:
         return view.planes
     planes, slots = view.planes, view.slots

@@ -2,39 +2,19 @@
 
 from __future__ import annotations
 
-from .cards import card_code, sort_key
+from .cards import card_code, hand_text
 from .notation import meld_text, start_text
 from .rules import DRAW_PHASE, GameState
 
 PLAYERS = ("player_0", "player_1")
 
 
-def hand_text(cards: list[int]) -> str:
-    return " ".join(card_code(c) for c in sorted(cards, key=sort_key)) or "(empty)"
-
-
-def variant_names(state: GameState) -> list[str]:
-    """The variants and options in play, as words."""
-    cfg = state.config
-    return [
-        name
-        for name, on in (
-            ("open hands", cfg.open_hands),
-            ("ace low", cfg.ace_low),
-            ("three open starts", cfg.max_open_starts == 3),
-            ("early loss", cfg.early_loss),
-            ("signal rule", cfg.signal_rule),
-        )
-        if on
-    ]
-
-
-def render_table(state: GameState, level: str, recent_moves: list[tuple[int, str]] = ()) -> str:
+def render_table(state: GameState, recent_moves: list[tuple[int, str]] = ()) -> str:
     """Both hands, the table, the pile and the stock count; ``recent_moves`` are
     (player, move text) pairs shown last."""
     cfg = state.config
-    variants = variant_names(state)
-    head = f"Common Cause - {level} (stock {cfg.stock_size})"
+    variants = cfg.variant_names()
+    head = f"Common Cause - {cfg.label()} (stock {cfg.stock_size})"
     if variants:
         head += " - " + ", ".join(variants)
     if state.result == "win":

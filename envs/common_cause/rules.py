@@ -2,14 +2,17 @@
 
 Pure Python, no RL library: cards and moves are small ints (see ``cards`` and ``actions``).
 Every rule of ``common_cause_rules.txt`` lives here; readings of points the sheet leaves open
-are listed in ``READINGS`` and in docs/rules-readings.md.
+are listed in ``READINGS`` and in envs/common_cause/readings.md.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import ClassVar
 
+from ..core.game import IllegalMoveError, RulesConfig
+from ..core.melds import ACE_BOTH, ACE_LOW, MeldRules
 from .actions import (
     ACTIONS,
     COMPLETE,
@@ -73,18 +76,32 @@ _COMPLETION_OFFERS: dict[int, list[tuple[tuple[int, int], ...]]] = {
 }
 
 
-class IllegalMoveError(ValueError):
-    """An action that is not legal in the current state; the state is left unchanged."""
+__all__ = ["LEVELS", "GameConfig", "GameState", "IllegalMoveError", "Meld", "meld_rules"]
 
-    def __init__(self, action: int, legal: list[int], message: str = "") -> None:
-        self.action = action
-        self.legal = legal
-        super().__init__(message or f"illegal action {action}; legal actions: {legal}")
+
+def meld_rules(config: GameConfig) -> MeldRules:
+    """Common Cause's melds as data: runs of one suit, the Ace low or high (low only in the
+    ace-low variant), sets of distinct suits up to four, jokers wild, at least one real card
+    (every meld grows from a two-card start of real cards). The engine's hot paths use lookup
+    tables; the property tests check every meld on the table against these rules."""
+    return MeldRules(ace=ACE_LOW if config.ace_low else ACE_BOTH)
 
 
 @dataclass(frozen=True)
-class GameConfig:
+class GameConfig(RulesConfig):
     """Everything that changes the rules of a game (levels are stock sizes)."""
+
+    VARIANTS: ClassVar[dict[str, str]] = {
+        "open_hands": "open hands",
+        "ace_low": "ace low",
+        "max_open_starts": "three open starts",
+        "early_loss": "early loss",
+        "signal_rule": "signal rule",
+    }
+    LEVELS: ClassVar[dict[str, int]] = LEVELS
+    """Level name -> stock size (``make(level=...)``)."""
+    CLI_ALIASES: ClassVar[dict[str, tuple[str, int]]] = {"three_starts": ("max_open_starts", 3)}
+    """Command-line shorthands: flag -> (field, value)."""
 
     stock_size: int = LEVELS["normal"]
     """Cards left in the stock after the put-aside cards are counted off (0-33)."""
@@ -117,11 +134,26 @@ class GameConfig:
         """Config from a level name, an optional explicit stock size and variant flags."""
         if level not in LEVELS:
             raise ValueError(f"unknown level {level!r}: choose one of {', '.join(LEVELS)}")
+        names = [f.name for f in fields(cls) if f.name != "stock_size"]
+        unknown = sorted(set(variants) - set(names))
+        if unknown:
+            raise ValueError(
+                f"unknown option(s) {unknown}: choose from level, stock_size, {', '.join(names)}"
+            )
         return cls(stock_size=LEVELS[level] if stock_size is None else stock_size, **variants)
 
     @property
     def max_position(self) -> int:
         return 13 if self.ace_low else HIGH_ACE_POSITION
+
+    @property
+    def level(self) -> str | None:
+        """The level whose stock size this is, or None."""
+        return next((name for name, size in LEVELS.items() if size == self.stock_size), None)
+
+    def label(self) -> str:
+        """``normal``, or ``stock 20`` for a size that is no level."""
+        return self.level or f"stock {self.stock_size}"
 
 
 class Meld:
@@ -257,9 +289,8 @@ class GameState:
         self.history: list[tuple[int, int]] = []  # (player, action)
         self.result: str | None = None  # "win" or "loss"
         self.loss_reason = ""
-        self.table_version = 0  # bumped by every placement (starts and melds changed)
+        self.placements = 0  # cards put on the table so far (moves that change the table)
         self.taken_entries: list[int] = []  # discard_log indices taken back, in order
-        self.view_cache: dict = {}  # the seat view's cache of public planes (observer.py)
         self._legal: list[int] | None = None
         if deck[20] >= N_STANDARD:  # a turned-up joker is the first public one: joker 52
             if deck[20] != N_STANDARD:
@@ -274,6 +305,8 @@ class GameState:
 
     # ----------------------------------------------------------------------------------
     # queries
+    num_seats = 2
+
     @property
     def is_terminal(self) -> bool:
         return self.result is not None
@@ -282,6 +315,17 @@ class GameState:
         """Team return, identical for both seats: +1 win, -1 loss, 0 while playing."""
         r = 1.0 if self.result == "win" else -1.0 if self.result == "loss" else 0.0
         return (r, r)
+
+    def rewards(self) -> tuple[float, float]:
+        """The team return on the move that ends the game, else nothing."""
+        return self.returns()
+
+    def outcome(self) -> str:
+        if self.result == "win":
+            return "won: both hands are empty and every card on the table is in a complete meld"
+        if self.result == "loss":
+            return f"lost: {self.loss_reason}"
+        return ""
 
     def top_discard(self) -> int:
         return self.discard[-1] if self.discard else -1
@@ -310,7 +354,6 @@ class GameState:
         new.table_cards = set(self.table_cards)
         new.public_jokers = set(self.public_jokers)
         new.history = list(self.history)
-        new.view_cache = {}
         new._legal = None
         return new
 
@@ -636,7 +679,7 @@ class GameState:
             if not self._check_win():  # the discard may empty the last hand
                 self._end_turn()
             return
-        self.table_version += 1
+        self.placements += 1
         if info.kind == START:
             a, b = STARTS[info.origin].cards
             self.hands[p].remove(a)

@@ -8,15 +8,13 @@ put-aside cards.
 
 from __future__ import annotations
 
+from ..core.seat import SeatView as BaseSeatView
 from .rules import GameConfig, GameState, Meld
 
 
-class SeatView:
-    __slots__ = ("_state", "player")
-
-    def __init__(self, state: GameState, player: int) -> None:
-        self._state = state
-        self.player = player
+class SeatView(BaseSeatView):
+    __slots__ = ()
+    _state: GameState
 
     # --- own cards and the public table ---------------------------------------
     @property
@@ -80,19 +78,97 @@ class SeatView:
         return self._state.pending if self._state.current == self.player else -1
 
     @property
-    def turns(self) -> int:
-        return self._state.turns
+    def pickups(self) -> int:
+        """Turns that took the top discard."""
+        return self._state.pickups
 
-    @property
-    def is_my_turn(self) -> bool:
-        return self._state.current == self.player and not self._state.is_terminal
+    # --- what screens draw ------------------------------------------------------
+    def table(self) -> dict:
+        """The table as this seat sees it (see ``core.seat.SeatView.table``): the complete
+        melds, then each player's open starts."""
+        from .cards import card_code, sort_key
+        from .notation import meld_text, start_text
 
-    def legal_actions(self) -> list[int]:
-        """Own legal action ids (empty when it is not this player's turn)."""
-        return self._state.legal_actions() if self.is_my_turn else []
+        seat, n = self.player, self.num_seats
+        own = sorted(self.hand, key=sort_key)
+        return {
+            "hand": [card_code(c) for c in own],
+            "hand_sizes": [len(own) if p == seat else self.partner_hand_size for p in range(n)],
+            "open_hands": [  # the partner's hand in the open-hands variant
+                [card_code(c) for c in sorted(self.partner_hand, key=sort_key)]
+                if p != seat and self.config.open_hands
+                else None
+                for p in range(n)
+            ],
+            "stock": self.stock_size,
+            "discards": [
+                {"card": card_code(c), "by": who, "taken": bool(taken), "reshuffled": False}
+                for c, who, taken in self.discard_log
+            ],
+            "discard_top": card_code(self.discard_pile[-1]) if self.discard_pile else None,
+            "sections": [
+                {
+                    "label": "Complete melds",
+                    "seat": None,
+                    "items": [meld_text(m) for m in self.melds],
+                },
+                *(
+                    {
+                        "label": "open starts",
+                        "seat": p,
+                        "items": [
+                            start_text(s)
+                            for s in (self.my_starts if p == seat else self.partner_starts)
+                        ],
+                    }
+                    for p in range(n)
+                ),
+            ],
+        }
 
-    def observation(self):
-        """The numeric observation (``observer.encode``) of this seat."""
-        from .observer import encode
+    def menu_order(self, legal: list[int]) -> list[int]:
+        """Draws, completions, lay-offs, swaps, open starts, discards; by card within."""
+        from .actions import ACTIONS, COMPLETE, DISCARD, DRAW, LAYOFF, START, STARTS, SWAP
+        from .cards import JOKER, sort_key
 
-        return encode(self._state, self.player)
+        kinds = {DRAW: 0, COMPLETE: 1, LAYOFF: 2, SWAP: 3, START: 4, DISCARD: 5}
+
+        def key(action: int) -> tuple:
+            info = ACTIONS[action]
+            if info.kind == DRAW:
+                return (0, action)
+            card = STARTS[info.origin].cards[0] if info.kind == START else info.card
+            return (kinds[info.kind], sort_key(min(card, JOKER)), info.origin, action)
+
+        return sorted(legal, key=key)
+
+    def rules_text(self) -> str:
+        return RULES
+
+    def move_examples(self) -> str:
+        return (
+            "discard kd, start 7h 7s,\n    complete 4c 5c with jk as 6c, layoff 7c on 4c 5c 6c, "
+            "swap 6c on 4c 5c jk(6c)\n  - or type the start of it: 'disc kd', 'dr s' or "
+            "'start 7h' are enough"
+        )
+
+    def _make_observer(self):
+        from .observer import Observer
+
+        return Observer(self.player)
+
+
+RULES = """\
+Common Cause in short: you and your partner win or lose together, against the stock.
+  - A meld is a set (3-4 cards of one rank) or a run (3+ cards of one suit in sequence;
+    the Ace low or high, never K-A-2). The two jokers are wild.
+  - Nobody melds alone: you lay an open start of two cards (a pair, neighbours, or one gap;
+    no joker; at most two on the table), and only your partner may complete it with a
+    third card (or a joker). Then it is a complete meld: either of you may lay off on it,
+    or swap a joker out of it with the real card it stands for.
+  - Your turn: draw (the stock, or the top discard only if you place it this turn), place
+    what you like, then discard one card. With an empty hand you skip the discard.
+  - No talking: your discards are your messages. Discarding the card that completes your
+    own open start offers it to your partner without using up the stock.
+  - You win when both hands are empty and no open start is left. You lose when a player
+    must draw from an empty stock and cannot place the top discard."""

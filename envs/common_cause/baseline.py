@@ -33,7 +33,7 @@ import random
 from bisect import bisect_left
 from dataclasses import dataclass, fields
 
-from envs.common_cause.actions import (
+from .actions import (
     ACTIONS,
     COMPLETE,
     COMPLETIONS,
@@ -49,9 +49,9 @@ from envs.common_cause.actions import (
     STARTS,
     SWAP,
 )
-from envs.common_cause.cards import HIGH_ACE_POSITION, JOKER, N_STANDARD
-from envs.common_cause.rules import DRAW_PHASE
-from envs.common_cause.seat import SeatView
+from .cards import HIGH_ACE_POSITION, JOKER, N_STANDARD
+from .rules import DRAW_PHASE
+from .seat import SeatView
 
 # LINKED[c]: the standard cards that form an open start with card c.
 LINKED: list[list[int]] = [

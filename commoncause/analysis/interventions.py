@@ -2,7 +2,7 @@
 
 A discard is the only message in Common Cause. Every discard has a *speaker* (who made it)
 and a *listener* (the partner, who acts next). ``play_measured`` plays one game in one of
-three modes, on the same deal and agent seeds as ``agents.evaluate.play_game``:
+three modes, on the same deal and agent seeds as ``commoncause.agents.evaluate.play_game``:
 
 ``normal``
     The game as it is (same moves and result as ``play_game``).
@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from envs.common_cause.actions import (
+from commoncause.agents.base import Agent, RandomAgent
+from commoncause.envs.common_cause.actions import (
     ACTIONS,
     COMPLETIONS,
     DISCARD,
@@ -46,11 +47,9 @@ from envs.common_cause.actions import (
     START_LOOKUP,
     STARTS,
 )
-from envs.common_cause.cards import HIGH_ACE_POSITION, JOKER, N_STANDARD
-from envs.common_cause.rules import DRAW_PHASE, GameConfig, GameState
-from envs.common_cause.seat import SeatView
-
-from .base import Agent, RandomAgent
+from commoncause.envs.common_cause.cards import HIGH_ACE_POSITION, JOKER, N_STANDARD
+from commoncause.envs.common_cause.rules import DRAW_PHASE, GameConfig, GameState
+from commoncause.envs.common_cause.seat import SeatView
 
 MODES = ("normal", "blind", "total")
 
@@ -210,7 +209,7 @@ def distributions(agent: Agent, views: list[SeatView]) -> np.ndarray:
     if policy is not None:
         import torch
 
-        from .trained import masked_logits
+        from commoncause.agents.trained import masked_logits
 
         obs = torch.as_tensor(np.stack([v.observation() for v in views]))
         mask = torch.zeros((len(views), N_ACTIONS), dtype=torch.bool)

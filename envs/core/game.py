@@ -1,0 +1,167 @@
+"""The game protocol every rummy game implements, and the record a registry keeps of it.
+
+A game is a folder under ``envs/`` with a rules engine (a ``State`` class), a frozen config
+dataclass (a :class:`RulesConfig`), fixed action ids, an observer, move notation, a render,
+a baseline agent and a spec module (its PettingZoo env). Its ``game.py`` ties them together
+in one :class:`Game` record, which the registry (``envs/registry.py``) names. Everything
+above ``envs/`` (the PettingZoo adapter, the trainers, evaluation, play) reads a game only
+through this record, the state protocol and the seat view.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, Self
+
+from .cards import DeckSpec
+
+if typing.TYPE_CHECKING:
+    import numpy as np
+
+    from .seat import SeatView
+
+
+class IllegalMoveError(ValueError):
+    """An action that is not legal in the current state; the state is left unchanged."""
+
+    def __init__(self, action: int, legal: list[int], message: str = "") -> None:
+        self.action = action
+        self.legal = legal
+        super().__init__(message or f"illegal action {action}; legal actions: {legal}")
+
+
+class RulesConfig:
+    """Mixin for a game's frozen config dataclass: everything that changes its rules.
+
+    The config serialises itself (``to_dict`` / ``from_dict``) and names its variants, so
+    records, training configs, the CLI and the screens never restate the options."""
+
+    VARIANTS: ClassVar[dict[str, str]] = {}
+    """Field name -> words shown when the field differs from its default."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)  # type: ignore[call-overload]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self:
+        """The config from ``to_dict``'s output; an unknown key or a bad value is a
+        ValueError naming it."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a game config is a mapping of options, got {data!r}")
+        names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+        unknown = sorted(set(data) - set(names))
+        if unknown:
+            raise ValueError(f"unknown game option(s) {unknown}: choose from {names}")
+        return cls(**data)
+
+    def variant_names(self) -> list[str]:
+        """The variants and options in play, as words (empty for the plain game)."""
+        defaults = type(self)()
+        return [
+            words
+            for name, words in self.VARIANTS.items()
+            if getattr(self, name) != getattr(defaults, name)
+        ]
+
+    def label(self) -> str:
+        """A short name of the config for titles (a level, say)."""
+        return ""
+
+
+class State(Protocol):
+    """A game in progress (the engine): pure Python, reproducible, cloneable."""
+
+    config: Any
+    current: int
+    """The seat to act (meaningless once terminal)."""
+    turns: int
+    history: list[tuple[int, int]]
+    """(seat, action) of every move so far."""
+
+    @property
+    def num_seats(self) -> int: ...
+
+    @property
+    def is_terminal(self) -> bool: ...
+
+    def legal_actions(self) -> list[int]:
+        """The current seat's legal action ids, ascending; empty once the game is over."""
+
+    def apply(self, action: int) -> None:
+        """Play ``action`` for the current seat; IllegalMoveError (state unchanged) if not
+        legal."""
+
+    def returns(self) -> tuple[float, ...]:
+        """Per-seat returns so far (a team game gives every seat the same)."""
+
+    def rewards(self) -> tuple[float, ...]:
+        """Per-seat rewards earned by the last move; over a game they sum to ``returns``."""
+
+    def outcome(self) -> str:
+        """The result in words ("" while playing)."""
+
+    def clone(self) -> Self:
+        """An independent copy (search and look-ahead)."""
+
+
+@dataclass(frozen=True)
+class Game:
+    """What the house knows of one game: the registry's record of it."""
+
+    name: str
+    """Registry name and ``--game`` value (``common_cause``)."""
+    title: str
+    """Name for people (``Common Cause``)."""
+    version: int
+    """Env version: bump on any change to spaces or rewards."""
+    team: bool
+    """All seats share one return (a cooperative game)."""
+    config_type: type
+    """The frozen config dataclass (a ``RulesConfig``)."""
+    make_config: Callable[..., Any]
+    """Config from keyword options (levels, variants), validated."""
+    deck: Callable[[Any], DeckSpec]
+    """The deck a config plays with."""
+    new_state: Callable[[Any, list[int]], State]
+    """A game dealt from a deck of physical ids, top first."""
+    num_seats: Callable[[Any], int]
+    num_actions: int
+    """Size of the fixed action id space."""
+    observation_size: int
+    state_size: int
+    """Size of ``encode_state`` (hidden cards included, for centralised critics)."""
+    observer: Callable[[int], Any]
+    """An observer for one seat: ``observer(seat).encode(state) -> np.ndarray``; it keeps
+    its own caches and reads only what that seat may see."""
+    encode_state: Callable[[State], np.ndarray]
+    seat_view: Callable[[State, int], SeatView]
+    move_text: Callable[[State, int], str]
+    parse_move: Callable[[State, str], int]
+    render: Callable[[State, list[tuple[int, str]]], str]
+    """A text table of the whole game (every hand), recent (seat, move) pairs last."""
+    baseline: Callable[[str], Any]
+    """The game's hand-coded baseline agent from an option string ("" for defaults)."""
+    env_module: str
+    """Module of the PettingZoo env (spec docstring, ``env``, ``raw_env``)."""
+
+    @property
+    def env_name(self) -> str:
+        return f"{self.name}_v{self.version}"
+
+    @property
+    def env_id(self) -> str:
+        """The PettingZoo registry id (``pettingzoo.make("aec", env_id)``)."""
+        return f"commoncause/{self.name}-v{self.version}"
+
+    def seat_names(self, config: Any) -> list[str]:
+        return [f"player_{i}" for i in range(self.num_seats(config))]
+
+    def new_game(self, config: Any, seed: int | None = None) -> State:
+        """A game dealt from a deck shuffled by ``random.Random(seed)``."""
+        deck = list(range(self.deck(config).size))
+        random.Random(seed).shuffle(deck)
+        return self.new_state(config, deck)

@@ -1,0 +1,120 @@
+"""SeatView: the only door through which an agent, a screen or a web response sees a game.
+
+A game's seat view subclasses :class:`SeatView` and adds what its player may read (own hand,
+the table, the discard history, sizes of hidden hands); it never exposes hidden cards.
+
+Screens (the terminal, a browser) draw a game only from its seat view: ``table()`` gives the
+table as plain data every screen can draw (the generic keys plus the game's own ``sections``
+of labelled lines), ``menu_order(legal)`` the order of the move menu, ``rules_text()`` and
+``move_examples()`` the words of ``play``'s ``rules`` and ``help``. A game overrides them in its
+own ``seat.py``; nothing above ``envs/`` keeps a table per game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+class SeatView:
+    """One seat's view of a game in progress."""
+
+    __slots__ = ("_state", "player", "_observer")
+
+    def __init__(self, state: Any, player: int, observer: Any = None) -> None:
+        self._state = state
+        self.player = player
+        self._observer = observer
+
+    @property
+    def seat(self) -> int:
+        return self.player
+
+    @property
+    def config(self) -> Any:
+        return self._state.config
+
+    @property
+    def num_seats(self) -> int:
+        return self._state.num_seats
+
+    @property
+    def current(self) -> int:
+        """The seat to act."""
+        return self._state.current
+
+    @property
+    def is_my_turn(self) -> bool:
+        return self._state.current == self.player and not self._state.is_terminal
+
+    @property
+    def is_over(self) -> bool:
+        return self._state.is_terminal
+
+    @property
+    def turns(self) -> int:
+        return self._state.turns
+
+    @property
+    def history(self) -> list[tuple[int, int]]:
+        """(seat, action) of every move so far (all public)."""
+        return self._state.history
+
+    def outcome(self) -> str:
+        return self._state.outcome()
+
+    def returns(self) -> tuple[float, ...]:
+        return self._state.returns()
+
+    def legal_actions(self) -> list[int]:
+        """Own legal action ids (empty when it is not this seat's turn)."""
+        return self._state.legal_actions() if self.is_my_turn else []
+
+    # --- what screens draw ------------------------------------------------------
+    def table(self) -> dict[str, Any]:
+        """The table as this seat sees it, as JSON-ready data every screen can draw:
+
+        * ``hand``: own card codes in hand order; ``hand_sizes``: cards held per seat;
+          ``open_hands``: per seat the codes of another hand this seat may see, else None;
+        * ``stock``: cards in the stock (None: no stock);
+        * ``discards``: the discard history, oldest first, ``{"card", "by" (seat, -1 the
+          deal), "taken" (taken from the pile), "reshuffled" (turned into the stock)}``;
+          ``discard_top``: the code of the top discard or None;
+        * ``sections``: the game's own lines, each ``{"label": str, "seat": int | None,
+          "items": [str]}`` (drawn as bracketed groups, ``none`` when empty) or with
+          ``"text": str`` instead of items; a seat's sections are drawn under its name
+          (``Your open starts``), the others (``seat`` None) first as they come.
+
+        This default knows no cards: a game's seat view overrides it."""
+        n = self.num_seats
+        return {
+            "hand": [],
+            "hand_sizes": [0] * n,
+            "open_hands": [None] * n,
+            "stock": None,
+            "discards": [],
+            "discard_top": None,
+            "sections": [],
+        }
+
+    def menu_order(self, legal: list[int]) -> list[int]:
+        """Legal action ids in the order a move menu lists them (default: by id)."""
+        return sorted(legal)
+
+    def rules_text(self) -> str:
+        """A short summary of the rules for people (``play``'s ``rules`` command)."""
+        return ""
+
+    def move_examples(self) -> str:
+        """Examples of typed moves for ``play``'s help, e.g. ``discard kd, draw stock``."""
+        return ""
+
+    def observation(self) -> np.ndarray:
+        """The numeric observation of this seat (the game's observer)."""
+        if self._observer is None:
+            self._observer = self._make_observer()
+        return self._observer.encode(self._state)
+
+    def _make_observer(self) -> Any:
+        raise NotImplementedError("a game's seat view says which observer it uses")

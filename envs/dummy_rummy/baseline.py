@@ -1,0 +1,155 @@
+"""A hand-coded Dummy rummy baseline: collect toward the contract, lay it as soon as
+possible, lay off, discard the costliest useless card. It acts on its own seat view only.
+
+Each choice is an option (``baseline:<option>=<value>[;...]``):
+
+- ``take_discard``: ``useful`` (default: take the top discard when it pairs with a held rank
+  for a set, sits near held ranks for a run, or is wild) or ``never``.
+- ``wild_layoffs``: ``yes`` (default: lay wild cards off like any other card once the
+  contract is down; they cost 50 points if caught) or ``no`` (keep them).
+- ``discard``: ``useless`` (default: the card that helps the contract least, costliest first)
+  or ``costly`` (the costliest card, usefulness ignored).
+- ``cut_in``: ``useful`` (default: cut in for a useful card) or ``never``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, fields
+
+from .actions import (
+    CONTRACTS,
+    CUTIN_PASS,
+    CUTIN_TAKE,
+    DECK,
+    DISCARD_BASE,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    IS_WILD,
+    LAYOFF_BASE,
+    SET_MELD_BASE,
+    decode,
+    points,
+)
+from .rules import CUTIN_PHASE, DRAW_PHASE
+from .seat import SeatView
+
+_CHOICES = {
+    "take_discard": ("useful", "never"),
+    "wild_layoffs": ("yes", "no"),
+    "discard": ("useless", "costly"),
+    "cut_in": ("useful", "never"),
+}
+
+
+@dataclass(frozen=True)
+class BaselineOptions:
+    take_discard: str = "useful"
+    wild_layoffs: str = "yes"
+    discard: str = "useless"
+    cut_in: str = "useful"
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value not in _CHOICES[f.name]:
+                raise ValueError(
+                    f"baseline option {f.name} must be one of {', '.join(_CHOICES[f.name])}, "
+                    f"got {value!r}"
+                )
+
+    @classmethod
+    def parse(cls, text: str) -> BaselineOptions:
+        """``"take_discard=never;discard=costly"`` -> options; ValueError names a bad one."""
+        values: dict[str, str] = {}
+        for part in filter(None, (p.strip() for p in text.split(";"))):
+            name, sep, value = part.partition("=")
+            if not sep or name.strip() not in _CHOICES:
+                raise ValueError(
+                    f"unknown baseline option {part!r}: use <option>=<value> with one of "
+                    f"{', '.join(_CHOICES)}"
+                )
+            values[name.strip()] = value.strip()
+        return cls(**values)
+
+
+def usefulness(card: int, hand: list[int], contract_index: int) -> float:
+    """How much a card helps toward the contract: wild cards most, then a rank held more
+    than once (sets) or near other held ranks (runs)."""
+    if IS_WILD[card]:
+        return 10.0
+    if contract_index >= len(CONTRACTS):
+        return 0.0
+    contract = CONTRACTS[contract_index]
+    rank = card % 13
+    ranks = [t % 13 for t in hand if not IS_WILD[t]]
+    score = 0.0
+    if contract.sets:
+        score = max(score, float(ranks.count(rank) - 1))  # the card itself is in hand
+    if contract.runs:
+        length = max(contract.runs)
+        near = {r for r in ranks if r != rank and r != 1 and abs(r - rank) < length}
+        if rank == 0:  # the Ace also sits above the King
+            near |= {r for r in ranks if r >= 13 - length + 1}
+        score = max(score, len(near) / 2)
+    return score
+
+
+class BaselineAgent:
+    """The rule-of-thumb player described above."""
+
+    name = "baseline"
+
+    def __init__(self, options: BaselineOptions | None = None) -> None:
+        self.options = options or BaselineOptions()
+        self.rng = random.Random(0)
+
+    def reset(self, seed: int) -> None:
+        self.rng.seed(seed)
+
+    def act(self, view: SeatView) -> int:
+        legal = view.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        opts = self.options
+        me = view.player
+        hand = view.hand
+        if view.phase == CUTIN_PHASE:
+            top = DECK.type_of(view.discard_pile[-1])
+            wanted = opts.cut_in == "useful" and self._wanted(view, top, hand)
+            return CUTIN_TAKE if wanted and CUTIN_TAKE in legal else CUTIN_PASS
+        if view.phase == DRAW_PHASE:
+            if DRAW_DISCARD in legal and opts.take_discard == "useful":
+                if self._wanted(view, DECK.type_of(view.discard_pile[-1]), hand):
+                    return DRAW_DISCARD
+            return DRAW_STOCK
+        melds = [a for a in legal if SET_MELD_BASE <= a < LAYOFF_BASE]
+        if melds:
+            natural = [a for a in melds if not IS_WILD[decode(a).card]]
+            return min(natural or melds)
+        layoffs = [a for a in legal if a >= LAYOFF_BASE]
+        if layoffs:
+            natural = [a for a in layoffs if not IS_WILD[decode(a).card]]
+            if natural:
+                return min(natural)
+            if opts.wild_layoffs == "yes":
+                return min(layoffs)
+        discards = [a - DISCARD_BASE for a in legal if DISCARD_BASE <= a < CUTIN_TAKE]
+        contract = view.contract_index(me)
+        laid = view.laid(me)
+
+        def cost(t: int) -> tuple:
+            if laid or opts.discard == "costly":
+                return (-points(t), t)
+            return (usefulness(t, hand, contract), -points(t), t)
+
+        return DISCARD_BASE + min(discards, key=cost)
+
+    @staticmethod
+    def _wanted(view: SeatView, card: int, hand: list[int]) -> bool:
+        if view.laid(view.player):
+            return False
+        return usefulness(card, [*hand, card], view.contract_index(view.player)) >= 1.0
+
+
+__all__ = ["BaselineAgent", "BaselineOptions", "usefulness"]

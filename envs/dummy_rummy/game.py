@@ -1,0 +1,42 @@
+"""Dummy rummy's record in the house: what the registry, the adapter and every tool above
+``envs/`` know of the game."""
+
+from __future__ import annotations
+
+from ..core.game import Game
+from .actions import DECK, N_ACTIONS
+from .notation import move_text, parse_move
+from .observer import OBS_SIZE, STATE_SIZE, Observer, encode_state
+from .render import render_table
+from .rules import DummyConfig, GameState
+from .seat import SeatView
+
+
+def _baseline(options: str = ""):
+    from .baseline import BaselineAgent, BaselineOptions
+
+    return BaselineAgent(BaselineOptions.parse(options))
+
+
+GAME = Game(
+    name="dummy_rummy",
+    title="Dummy rummy",
+    version=0,
+    team=False,
+    config_type=DummyConfig,
+    make_config=DummyConfig.make,
+    deck=lambda config: DECK,
+    new_state=GameState,
+    num_seats=lambda config: config.num_players,
+    num_actions=N_ACTIONS,
+    observation_size=OBS_SIZE,
+    state_size=STATE_SIZE,
+    observer=Observer,
+    encode_state=encode_state,
+    seat_view=SeatView,
+    move_text=move_text,
+    parse_move=parse_move,
+    render=render_table,
+    baseline=_baseline,
+    env_module="commoncause.envs.dummy_rummy.dummy_rummy",
+)

@@ -1,0 +1,586 @@
+"""The Dummy rummy rules engine: config, state, legal moves, apply, scoring.
+
+Pure Python, no RL library. Every rule of ``dummy_rummy_rules.txt`` lives here (the
+contract-completion search in ``contract_plans``); where the sheet is silent the engine
+follows ``envs/dummy_rummy/readings.md`` (reading numbers in comments).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ..core.cards import N_CARD_TYPES
+from ..core.game import IllegalMoveError, RulesConfig
+from ..core.melds import ACE_BOTH, MeldRules
+from .actions import (
+    CONTRACTS,
+    CUTIN_PASS,
+    CUTIN_TAKE,
+    DECK,
+    DISCARD_BASE,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    HIGH_ACE,
+    IS_WILD,
+    TYPE_OF,
+    WILD_TYPES,
+    Contract,
+    decode,
+    layoff_action,
+    points,
+    positions_of_rank,
+    rank_at,
+    run_meld_action,
+    set_meld_action,
+)
+from .contract_plans import legal_steps
+
+HAND_SIZE = 13
+DRAW_PHASE, PLACE_PHASE, CUTIN_PHASE = 0, 1, 2
+MAX_CUTINS = 2
+CUTIN_CARDS = 3
+
+MELD_RULES = MeldRules(
+    suited_runs=False,
+    ace=ACE_BOTH,
+    distinct_suit_sets=False,
+    max_set_size=None,
+    wild=frozenset(WILD_TYPES),
+    min_natural=1,
+)
+"""Dummy rummy's melds as data (reading 4: at least one natural card; 2s always wild)."""
+
+
+@dataclass(frozen=True)
+class DummyConfig(RulesConfig):
+    """Everything that changes the rules of a game of Dummy rummy."""
+
+    VARIANTS: ClassVar[dict[str, str]] = {
+        "first_contract": "first contract",
+        "hands": "hands",
+        "cut_ins": "cut-ins",
+        "reward": "reward",
+    }
+
+    num_players: int = 4
+    """Players, 2-4."""
+    first_contract: int = 1
+    """The contract (1-12) every player starts on."""
+    hands: int = 0
+    """Hands the game lasts before it stops (0: the whole game, until a player has completed
+    the twelfth contract)."""
+    cut_ins: bool = False
+    """The optional cut-in rule."""
+    reward: str = "points"
+    """"points": each hand's penalty points as a negative reward when the hand ends;
+    "win": +1 to the winners and -1 to the others when the game ends."""
+
+    def __post_init__(self) -> None:
+        def whole(name: str, lo: int, hi: int | None) -> None:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{name} must be an int, got {value!r}")
+            if value < lo or (hi is not None and value > hi):
+                top = f"-{hi}" if hi is not None else " or more"
+                raise ValueError(f"{name} must be {lo}{top}, got {value}")
+
+        whole("num_players", 2, 4)
+        whole("first_contract", 1, len(CONTRACTS))
+        whole("hands", 0, None)
+        if not isinstance(self.cut_ins, bool):
+            raise ValueError(f"cut_ins must be true or false, got {self.cut_ins!r}")
+        if self.reward not in ("points", "win"):
+            raise ValueError(f"reward must be 'points' or 'win', got {self.reward!r}")
+
+    @classmethod
+    def make(cls, **options) -> DummyConfig:
+        return cls.from_dict(options)
+
+    def label(self) -> str:
+        return f"{self.num_players} players"
+
+
+class TableMeld:
+    """A meld on the table: group ``group`` of ``owner``'s contract. A set keeps its cards in
+    play order; a run keeps ``slots``: run position -> physical card (a wild card stands for
+    its position for good: reading 5)."""
+
+    __slots__ = ("owner", "contract", "group", "is_set", "size", "rank", "cards", "slots",
+                 "naturals")  # fmt: skip
+
+    def __init__(self, owner: int, contract: int, group: int, is_set: bool, size: int) -> None:
+        self.owner = owner
+        self.contract = contract  # the contract (0-11) it was laid for
+        self.group = group
+        self.is_set = is_set
+        self.size = size  # the contract's size for this group
+        self.rank = -1  # sets: the rank, once a natural card is in
+        self.cards: list[int] = []  # sets
+        self.slots: dict[int, int] = {}  # runs
+        self.naturals = 0
+
+    def physical(self) -> list[int]:
+        return self.cards if self.is_set else [self.slots[p] for p in sorted(self.slots)]
+
+    def __len__(self) -> int:
+        return len(self.cards) if self.is_set else len(self.slots)
+
+    @property
+    def lo(self) -> int:
+        return min(self.slots)
+
+    @property
+    def hi(self) -> int:
+        return max(self.slots)
+
+    def open_ends(self) -> list[tuple[int, int]]:
+        """Runs: (end, position) where a card may be added: 0 low, 1 high; the Ace once."""
+        lo, hi = self.lo, self.hi
+        ends = []
+        if lo > 1 and not (lo - 1 == 1 and hi == HIGH_ACE):
+            ends.append((0, lo - 1))
+        if hi < HIGH_ACE and not (lo == 1 and hi + 1 == HIGH_ACE):
+            ends.append((1, hi + 1))
+        return ends
+
+    def copy(self) -> TableMeld:
+        new = TableMeld(self.owner, self.contract, self.group, self.is_set, self.size)
+        new.rank = self.rank
+        new.cards = list(self.cards)
+        new.slots = dict(self.slots)
+        new.naturals = self.naturals
+        return new
+
+
+class GameState:
+    """A game of Dummy rummy in progress. ``legal_actions()`` is the one legal-move function.
+
+    The first hand is dealt from ``deck`` (physical ids, top first); later hands are
+    shuffled by the state's own RNG, seeded from that deck, so a game is reproducible from
+    its first deck."""
+
+    def __init__(self, config: DummyConfig, deck: list[int]) -> None:
+        if sorted(deck) != list(range(DECK.size)):
+            raise ValueError(f"a deck must hold each of the {DECK.size} physical cards once")
+        self.config = config
+        self.n = config.num_players
+        self.deck = list(deck)
+        self.rng = random.Random(",".join(map(str, deck)))
+        self.contract = [config.first_contract - 1] * self.n  # index into CONTRACTS
+        self.totals = [0] * self.n
+        self.completed = [0] * self.n  # contracts completed so far
+        self.hand_no = 0
+        self.hand_points: list[list[int]] = []  # penalty points of every finished hand
+        self.history: list[tuple[int, int]] = []
+        self.turns = 0  # draws so far, every hand (one per turn)
+        self.result: str | None = None
+        self._last_rewards: tuple[float, ...] = (0.0,) * self.n
+        self._deal(deck)
+
+    # ----------------------------------------------------------------------------------
+    # dealing and hands
+    def _deal(self, deck: list[int]) -> None:
+        n = self.n
+        first = self.hand_no % n  # reading 9: the dealer moves clockwise each hand
+        self.first = first
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        for i in range(HAND_SIZE * n):
+            self.hands[(first + i) % n].append(deck[i])
+        self.discard: list[int] = [deck[HAND_SIZE * n]]
+        self.stock: list[int] = list(reversed(deck[HAND_SIZE * n + 1 :]))  # top is last
+        self.discard_log: list[list[int]] = [[deck[HAND_SIZE * n], -1, -1]]
+        self.discard_entry: list[int] = [0]  # log index of each pile card
+        self.melds: list[TableMeld] = []
+        self.meld_at: dict[tuple[int, int], TableMeld] = {}
+        self.laid = [False] * n
+        self.laid_turn = [-1] * n  # turns when the contract was laid
+        self.building = False  # the current player has begun laying the contract
+        self.cutins_used = [0] * n
+        self.cutin_queue: list[int] = []
+        self.turn_owner = first
+        self.current = first
+        self.phase = DRAW_PHASE
+        self.hand_moves = 0
+        self._legal: list[int] | None = None
+
+    def contract_of(self, seat: int) -> Contract:
+        return CONTRACTS[self.contract[seat]]
+
+    @property
+    def num_seats(self) -> int:
+        return self.n
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.result is not None
+
+    def returns(self) -> tuple[float, ...]:
+        """Per seat: minus the penalty points so far ("points"), or +1 / -1 for winning or
+        not once the game is over ("win")."""
+        if self.config.reward == "points":
+            return tuple(-float(t) for t in self.totals)
+        if self.result is None:
+            return (0.0,) * self.n
+        winners = self.winners()
+        return tuple(1.0 if s in winners else -1.0 for s in range(self.n))
+
+    def rewards(self) -> tuple[float, ...]:
+        """Per-seat rewards earned by the last move (their sum over a game is ``returns``)."""
+        return self._last_rewards
+
+    def winners(self) -> list[int]:
+        """Reading 8: the lowest total among the players who completed all twelve contracts,
+        or among everyone when the game stopped after ``hands`` hands."""
+        done = [s for s in range(self.n) if self.completed_all(s)]
+        pool = done or list(range(self.n))
+        best = min(self.totals[s] for s in pool)
+        return [s for s in pool if self.totals[s] == best]
+
+    def completed_all(self, seat: int) -> bool:
+        return self.contract[seat] >= len(CONTRACTS)
+
+    def outcome(self) -> str:
+        if self.result is None:
+            return ""
+        names = ", ".join(f"player_{s}" for s in self.winners())
+        scores = ", ".join(f"player_{s} {t}" for s, t in enumerate(self.totals))
+        return f"{names} won after {len(self.hand_points)} hand(s); points: {scores}"
+
+    def top_discard(self) -> int:
+        return self.discard[-1] if self.discard else -1
+
+    def clone(self) -> GameState:
+        new = GameState.__new__(GameState)
+        new.__dict__.update(self.__dict__)
+        new.rng = random.Random()
+        new.rng.setstate(self.rng.getstate())
+        for name in ("contract", "totals", "completed", "history", "deck", "stock", "discard",
+                     "discard_entry", "laid", "laid_turn", "cutins_used", "cutin_queue"):
+            setattr(new, name, list(getattr(self, name)))  # fmt: skip
+        new.hand_points = [list(h) for h in self.hand_points]
+        new.hands = [list(h) for h in self.hands]
+        new.discard_log = [list(e) for e in self.discard_log]
+        new.melds = [m.copy() for m in self.melds]
+        new.meld_at = {(m.owner, m.group): m for m in new.melds}
+        new._legal = None
+        return new
+
+    def hand_types(self, seat: int) -> list[int]:
+        return [TYPE_OF[c] for c in self.hands[seat]]
+
+    # ----------------------------------------------------------------------------------
+    # legal moves
+    def legal_actions(self) -> list[int]:
+        """The current player's legal action ids, ascending (empty once the game is over)."""
+        if self._legal is None:
+            self._legal = sorted(self._compute_legal())
+        return self._legal
+
+    def _compute_legal(self) -> list[int]:
+        if self.result is not None:
+            return []
+        p = self.current
+        if self.phase == CUTIN_PHASE:
+            return [CUTIN_TAKE, CUTIN_PASS]
+        if self.phase == DRAW_PHASE:
+            legal = [DRAW_STOCK]
+            if self.discard and not self.laid[p]:  # a laid player draws from the stock
+                legal.append(DRAW_DISCARD)
+            return legal
+        types = self.hand_types(p)
+        legal: list[int] = []
+        if not self.laid[p]:
+            legal.extend(self._meld_steps(p, types))
+            if self.building:
+                return legal  # a contract begun is finished before anything else
+        elif self.laid_turn[p] < self.turns and len(types) > 1:  # reading 2
+            legal.extend(self._layoffs(p, types))
+        legal.extend(self._discards(p, types))
+        return legal
+
+    def _meld_steps(self, p: int, types: list[int]) -> list[int]:
+        counts = [0] * 13
+        wilds = 0
+        for t in types:
+            if IS_WILD[t]:
+                wilds += 1
+            else:
+                counts[t % 13] += 1
+        groups = []
+        contract = self.contract_of(p)
+        for g, (is_set, size) in enumerate(contract.groups):
+            meld = self.meld_at.get((p, g))
+            if meld is None:
+                groups.append((is_set, size, -1, 0 if is_set else frozenset(), False))
+            elif is_set:
+                groups.append((True, size, meld.rank, len(meld), meld.naturals > 0))
+            else:
+                groups.append((False, size, -1, frozenset(meld.slots), meld.naturals > 0))
+        steps = legal_steps(tuple(counts), wilds, len(types), tuple(groups))
+        held = set(types)
+        actions = []
+        for step in steps:
+            if step[0] == "set":
+                _, g, rank = step
+                if rank >= 0:
+                    actions.extend(set_meld_action(g, t) for t in held
+                                   if not IS_WILD[t] and t % 13 == rank)  # fmt: skip
+                else:
+                    actions.extend(set_meld_action(g, t) for t in held if IS_WILD[t])
+            else:
+                _, g, position, natural = step
+                actions.extend(
+                    run_meld_action(g, position, t)
+                    for t in held
+                    if IS_WILD[t] != natural and (not natural or t % 13 == rank_at(position))
+                )
+        return actions
+
+    def _fits(self, meld: TableMeld, t: int) -> list[int]:
+        """Ends (0, or 0/1 for a run) of ``meld`` where card type ``t`` may be laid off."""
+        if meld.is_set:
+            return [0] if IS_WILD[t] or t % 13 == meld.rank else []
+        return [
+            end for end, pos in meld.open_ends()
+            if IS_WILD[t] or (pos != 2 and t % 13 == rank_at(pos))
+        ]  # fmt: skip
+
+    def _open_places(self) -> tuple[list[tuple[TableMeld, int]], dict[int, list]]:
+        """Every (meld, end) that takes a card, and the same by the natural rank it takes."""
+        places: list[tuple[TableMeld, int]] = []
+        by_rank: dict[int, list[tuple[TableMeld, int]]] = {}
+        for meld in self.melds:
+            if meld.is_set:
+                places.append((meld, 0))
+                by_rank.setdefault(meld.rank, []).append((meld, 0))
+                continue
+            for end, pos in meld.open_ends():
+                places.append((meld, end))
+                if pos != 2:
+                    by_rank.setdefault(rank_at(pos), []).append((meld, end))
+        return places, by_rank
+
+    def _layoffs(self, p: int, types: list[int]) -> list[int]:
+        places, by_rank = self._open_places()
+        n = self.n
+        actions = []
+        for t in set(types):
+            fitting = places if IS_WILD[t] else by_rank.get(t % 13, ())
+            actions.extend(layoff_action((m.owner - p) % n, m.group, e, t) for m, e in fitting)
+        return actions
+
+    def playable(self, p: int, t: int) -> bool:
+        """Whether player p could lay off card type t now (reading 1: such a card may not be
+        discarded)."""
+        if not self.laid[p] or self.laid_turn[p] >= self.turns:
+            return False
+        return any(self._fits(m, t) for m in self.melds)
+
+    def _discards(self, p: int, types: list[int]) -> list[int]:
+        held = set(types)
+        if self.laid[p] and self.laid_turn[p] < self.turns:
+            places, by_rank = self._open_places()
+            free = [t for t in held if not (places if IS_WILD[t] else by_rank.get(t % 13))]
+        else:
+            free = list(held)
+        return [DISCARD_BASE + t for t in (free or held)]
+
+    # ----------------------------------------------------------------------------------
+    # moves
+    def apply(self, action: int) -> None:
+        """Play ``action`` for the current player; raises IllegalMoveError if not legal."""
+        legal = self.legal_actions()
+        if action not in legal:
+            raise IllegalMoveError(action, legal)
+        p = self.current
+        self._legal = None
+        self._last_rewards = (0.0,) * self.n
+        self.history.append((p, action))
+        self.hand_moves += 1
+        info = decode(action)
+        kind = info.kind
+        if kind == "draw_stock":
+            self._draw_stock_turn(p)
+        elif kind == "draw_discard":
+            self._take_top(p)
+            self._begin_placing()
+        elif kind in ("cutin_take", "cutin_pass"):
+            self._cutin(p, kind == "cutin_take")
+        elif kind == "discard":
+            self._discard(p, info.card)
+        elif kind == "set_meld" or kind == "run_meld":
+            self._meld(p, info.group, info.card, info.position)
+        else:
+            owner = (p + info.owner) % self.n
+            self._layoff(p, self.meld_at[(owner, info.group)], info.card, info.end)
+
+    def _take(self, p: int, t: int) -> int:
+        hand = self.hands[p]
+        for i, c in enumerate(hand):
+            if TYPE_OF[c] == t:
+                return hand.pop(i)
+        raise AssertionError(f"player {p} holds no {t}")
+
+    def _take_top(self, p: int) -> None:
+        card = self.discard.pop()
+        entry = self.discard_entry.pop()
+        self.discard_log[entry][2] = p
+        self.hands[p].append(card)
+
+    def _begin_placing(self) -> None:
+        self.turns += 1
+        self.phase = PLACE_PHASE
+
+    def _draw_from_stock(self, p: int) -> bool:
+        """One card from the stock; an empty stock is refilled from the pile under its top
+        card (reading 7). False when there is no card at all."""
+        if not self.stock:
+            if len(self.discard) <= 1:
+                return False
+            self.stock = list(reversed(self.discard[:-1]))
+            for entry in self.discard_entry[:-1]:
+                self.discard_log[entry][2] = -2  # turned into the stock
+            self.discard = self.discard[-1:]
+            self.discard_entry = self.discard_entry[-1:]
+        self.hands[p].append(self.stock.pop())
+        return True
+
+    def _draw_stock_turn(self, p: int) -> None:
+        if self.config.cut_ins and self.discard:
+            queue = [
+                (p + k) % self.n for k in range(1, self.n)
+                if not self.laid[(p + k) % self.n] and self.cutins_used[(p + k) % self.n] < MAX_CUTINS
+            ]  # fmt: skip
+            if queue:
+                self.turn_owner = p
+                self.cutin_queue = queue
+                self.phase = CUTIN_PHASE
+                self.current = queue[0]
+                return
+        self._finish_draw(p)
+
+    def _finish_draw(self, p: int) -> None:
+        self.current = p
+        self.turn_owner = p
+        if not self._draw_from_stock(p):
+            self._end_hand(out=-1)  # reading 7: no card left anywhere
+            return
+        self._begin_placing()
+
+    def _cutin(self, p: int, take: bool) -> None:
+        if take:
+            self._take_top(p)
+            for _ in range(CUTIN_CARDS):
+                if not self._draw_from_stock(p):
+                    break
+            self.cutins_used[p] += 1
+            self.cutin_queue = []
+        else:
+            self.cutin_queue.pop(0)
+        if self.cutin_queue:
+            self.current = self.cutin_queue[0]
+        else:
+            self._finish_draw(self.turn_owner)
+
+    def _meld(self, p: int, group: int, t: int, position: int) -> None:
+        is_set, size = self.contract_of(p).groups[group]
+        meld = self.meld_at.get((p, group))
+        if meld is None:
+            meld = TableMeld(p, self.contract[p], group, is_set, size)
+            self.melds.append(meld)
+            self.meld_at[(p, group)] = meld
+        card = self._take(p, t)
+        if is_set:
+            meld.cards.append(card)
+            if not IS_WILD[t]:
+                meld.rank = t % 13
+        else:
+            meld.slots[position] = card
+        meld.naturals += not IS_WILD[t]
+        self.building = True
+        contract = self.contract_of(p)
+        if all(len(self.meld_at.get((p, g), ())) >= n for g, (_, n) in enumerate(contract.groups)):
+            self.laid[p] = True
+            self.laid_turn[p] = self.turns
+            self.building = False
+
+    def _layoff(self, p: int, meld: TableMeld, t: int, end: int) -> None:
+        card = self._take(p, t)
+        meld.naturals += not IS_WILD[t]
+        if meld.is_set:
+            meld.cards.append(card)
+        else:
+            position = dict(meld.open_ends())[end]
+            meld.slots[position] = card
+
+    def _discard(self, p: int, t: int) -> None:
+        card = self._take(p, t)
+        self.discard.append(card)
+        self.discard_entry.append(len(self.discard_log))
+        self.discard_log.append([card, p, -1])
+        if not self.hands[p]:
+            self._end_hand(out=p)
+            return
+        self.current = self.turn_owner = (p + 1) % self.n
+        self.phase = DRAW_PHASE
+
+    def _end_hand(self, out: int) -> None:
+        """Score the hand (the player who went out counts nothing), move every player who
+        laid their contract on to the next one, then deal the next hand or end the game."""
+        penalty = [sum(points(TYPE_OF[c]) for c in hand) for hand in self.hands]
+        if out >= 0:
+            penalty[out] = 0
+        self.hand_points.append(penalty)
+        for s in range(self.n):
+            self.totals[s] += penalty[s]
+            if self.laid[s]:
+                self.contract[s] += 1
+                self.completed[s] += 1
+        if self.config.reward == "points":
+            self._last_rewards = tuple(-float(x) for x in penalty)
+        self.hand_no += 1
+        limit = self.config.hands
+        if any(self.completed_all(s) for s in range(self.n)) or (limit and self.hand_no >= limit):
+            self.result = "over"
+            if self.config.reward == "win":
+                self._last_rewards = self.returns()
+            return
+        deck = list(range(DECK.size))
+        self.rng.shuffle(deck)
+        self._deal(deck)
+
+    # ----------------------------------------------------------------------------------
+    def locations(self) -> dict[int, str]:
+        """Where each physical card is (for conservation checks)."""
+        where: dict[int, str] = {}
+        places = [(f"hand{s}", h) for s, h in enumerate(self.hands)]
+        places += [("stock", self.stock), ("discard", self.discard)]
+        places += [(f"meld{m.owner}.{m.group}", m.physical()) for m in self.melds]
+        for name, cards in places:
+            for c in cards:
+                if c in where:
+                    raise AssertionError(f"card {c} is both in {where[c]} and {name}")
+                where[c] = name
+        return where
+
+
+def card_points(types: list[int]) -> int:
+    return sum(points(t) for t in types)
+
+
+__all__ = [
+    "CONTRACTS",
+    "DRAW_PHASE",
+    "MELD_RULES",
+    "N_CARD_TYPES",
+    "PLACE_PHASE",
+    "CUTIN_PHASE",
+    "DummyConfig",
+    "GameState",
+    "IllegalMoveError",
+    "TableMeld",
+    "card_points",
+    "positions_of_rank",
+]

@@ -1,0 +1,32 @@
+"""Open Rummy (2-8 players, two decks and jokers, play to 300 points): rules engine
+(``rules``, ``meld_plans``), seat view (``seat``, ``observer``), move notation
+(``notation``), baseline (``baseline``), its house record (``game``) and the PettingZoo AEC
+environment ``open_rummy_v0`` (``open_rummy``).
+
+>>> from commoncause.envs.open_rummy import env
+>>> e = env(num_players=4, rounds=1)
+
+The engine imports no RL library; the PettingZoo adapter loads when ``env`` or ``raw_env``
+is first used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .rules import GameState, OpenConfig
+
+if TYPE_CHECKING:
+    from .open_rummy import env, raw_env
+
+_ADAPTER = ("env", "raw_env")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _ADAPTER:
+        return getattr(importlib.import_module(".open_rummy", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["GameState", "OpenConfig", "env", "raw_env"]

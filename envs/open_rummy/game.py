@@ -1,0 +1,42 @@
+"""Open Rummy's record in the house: what the registry, the adapter and every tool above
+``envs/`` know of the game."""
+
+from __future__ import annotations
+
+from ..core.game import Game
+from .actions import N_ACTIONS
+from .notation import move_text, parse_move
+from .observer import OBS_SIZE, STATE_SIZE, Observer, encode_state
+from .render import render_table
+from .rules import GameState, OpenConfig
+from .seat import SeatView
+
+
+def _baseline(options: str = ""):
+    from .baseline import BaselineAgent, BaselineOptions
+
+    return BaselineAgent(BaselineOptions.parse(options))
+
+
+GAME = Game(
+    name="open_rummy",
+    title="Open Rummy",
+    version=0,
+    team=False,
+    config_type=OpenConfig,
+    make_config=OpenConfig.make,
+    deck=lambda config: config.deck,
+    new_state=GameState,
+    num_seats=lambda config: config.num_players,
+    num_actions=N_ACTIONS,
+    observation_size=OBS_SIZE,
+    state_size=STATE_SIZE,
+    observer=Observer,
+    encode_state=encode_state,
+    seat_view=SeatView,
+    move_text=move_text,
+    parse_move=parse_move,
+    render=render_table,
+    baseline=_baseline,
+    env_module="commoncause.envs.open_rummy.open_rummy",
+)

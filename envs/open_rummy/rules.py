@@ -1,0 +1,624 @@
+"""The Open Rummy rules engine: config, state, legal moves, apply, scoring.
+
+Pure Python, no RL library. Every rule of ``open_rummy_rules.txt`` lives here (the meld-step
+search in ``meld_plans``); where the sheet is silent the engine follows
+``envs/open_rummy/readings.md`` (reading numbers in comments).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ..core.cards import JOKER, N_CARD_TYPES, N_STANDARD, DeckSpec
+from ..core.game import IllegalMoveError, RulesConfig
+from ..core.melds import ACE_HIGH, MeldRules
+from .actions import (
+    ACE_POSITION,
+    CARDSWAP_BASE,
+    DISCARD_BASE,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    JOKER_HIGH,
+    JOKER_LOW,
+    LOW_POSITION,
+    MAX_JOKERS,
+    MAX_SEATS,
+    RUN_STEP_BASE,
+    SET_STEP_BASE,
+    TYPE_OF,
+    card_at_position,
+    deck_spec,
+    decode,
+    layoff_action,
+    points,
+    position_of,
+    run_joker_action,
+    steal_action,
+)
+from .meld_plans import MELD_SIZE, legal_steps
+
+DRAW_PHASE, PLACE_PHASE = 0, 1
+MIN_SEATS = 2
+
+MELD_RULES = MeldRules(
+    min_size=3,
+    suited_runs=True,
+    ace=ACE_HIGH,
+    distinct_suit_sets=True,
+    max_set_size=4,
+    wild=frozenset({JOKER}),
+    min_natural=2,
+)
+"""Open Rummy's melds as data: suited runs 2..A (reading 3), sets of distinct suits up to
+four, jokers wild, at least two natural cards in a meld (reading 4)."""
+
+
+def hand_size_for(num_players: int) -> int:
+    """Reading 2: 13 cards each, 12 at an eight-player table (8 x 13 + 1 > 104)."""
+    return 13 if num_players <= 7 else 12
+
+
+@dataclass(frozen=True)
+class OpenConfig(RulesConfig):
+    """Everything that changes the rules of a game of Open Rummy."""
+
+    VARIANTS: ClassVar[dict[str, str]] = {
+        "target": "target",
+        "rounds": "rounds",
+        "jokers": "jokers",
+        "card_swap": "card swap",
+        "reward": "reward",
+    }
+
+    num_players: int = 4
+    """Players, 2-8."""
+    target: int = 300
+    """Points that win, checked when a round ends."""
+    rounds: int = 0
+    """Rounds the game lasts before it stops (0: until a player has ``target`` points after
+    a round)."""
+    jokers: int = 4
+    """Jokers added to the two decks (0-4; reading 1)."""
+    card_swap: bool = True
+    """The round-start card swap."""
+    reward: str = "points"
+    """"points": points placed, as earned, and minus the points left in hand when a round
+    ends; "win": +1 to the winners and -1 to the others when the game ends."""
+
+    def __post_init__(self) -> None:
+        def whole(name: str, lo: int, hi: int | None) -> None:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{name} must be an int, got {value!r}")
+            if value < lo or (hi is not None and value > hi):
+                top = f"-{hi}" if hi is not None else " or more"
+                raise ValueError(f"{name} must be {lo}{top}, got {value}")
+
+        whole("num_players", MIN_SEATS, MAX_SEATS)
+        whole("target", 1, None)
+        whole("rounds", 0, None)
+        whole("jokers", 0, MAX_JOKERS)
+        if not isinstance(self.card_swap, bool):
+            raise ValueError(f"card_swap must be true or false, got {self.card_swap!r}")
+        if self.reward not in ("points", "win"):
+            raise ValueError(f"reward must be 'points' or 'win', got {self.reward!r}")
+
+    @classmethod
+    def make(cls, **options) -> OpenConfig:
+        return cls.from_dict(options)
+
+    @property
+    def deck(self) -> DeckSpec:
+        return deck_spec(self.jokers)
+
+    @property
+    def hand_size(self) -> int:
+        return hand_size_for(self.num_players)
+
+    def label(self) -> str:
+        return f"{self.num_players} players"
+
+
+class TableMeld:
+    """A meld on the table in meld slot ``slot``. A set keeps ``cards`` in play order and
+    its ``rank``; a run keeps ``suit`` and ``slots``: run position -> physical card (a joker
+    stands for the card of its place). A set that holds four natural cards is ``closed``
+    and out of the game (reading 8)."""
+
+    __slots__ = ("slot", "owner", "is_set", "rank", "suit", "cards", "slots", "closed")
+
+    def __init__(self, slot: int, owner: int, is_set: bool) -> None:
+        self.slot = slot
+        self.owner = owner
+        self.is_set = is_set
+        self.rank = -1
+        self.suit = -1
+        self.cards: list[int] = []
+        self.slots: dict[int, int] = {}
+        self.closed = False
+
+    def physical(self) -> list[int]:
+        return self.cards if self.is_set else [self.slots[p] for p in sorted(self.slots)]
+
+    def types(self) -> list[int]:
+        return [TYPE_OF[c] for c in self.physical()]
+
+    def __len__(self) -> int:
+        return len(self.cards) if self.is_set else len(self.slots)
+
+    @property
+    def lo(self) -> int:
+        return min(self.slots)
+
+    @property
+    def hi(self) -> int:
+        return max(self.slots)
+
+    def natural_suits(self) -> set[int]:
+        """Sets: the suits of its natural cards."""
+        return {TYPE_OF[c] // 13 for c in self.cards if TYPE_OF[c] != JOKER}
+
+    def joker_count(self) -> int:
+        return sum(TYPE_OF[c] == JOKER for c in self.physical())
+
+    def stand_ins(self) -> set[int]:
+        """The natural card types that may take a joker's place (empty: no joker)."""
+        if self.closed:
+            return set()
+        if self.is_set:
+            if self.rank < 0 or not self.joker_count():
+                return set()
+            suits = self.natural_suits()
+            return {s * 13 + self.rank for s in range(4) if s not in suits}
+        return {
+            card_at_position(self.suit, p) for p, c in self.slots.items() if TYPE_OF[c] == JOKER
+        }
+
+    def open_ends(self) -> list[tuple[int, int]]:
+        """Runs: (end, position) where a card may be added: 0 low, 1 high."""
+        ends = []
+        if self.lo > LOW_POSITION:
+            ends.append((0, self.lo - 1))
+        if self.hi < ACE_POSITION:
+            ends.append((1, self.hi + 1))
+        return ends
+
+    def copy(self) -> TableMeld:
+        new = TableMeld(self.slot, self.owner, self.is_set)
+        new.rank, new.suit, new.closed = self.rank, self.suit, self.closed
+        new.cards = list(self.cards)
+        new.slots = dict(self.slots)
+        return new
+
+
+def placed_points(meld: TableMeld, card: int, position: int = 0) -> int:
+    """Points a card earns where it is placed: a joker counts as the card it stands for."""
+    t = TYPE_OF[card]
+    if t != JOKER:
+        return points(t)
+    if meld.is_set:
+        return points(meld.rank)
+    return points(card_at_position(meld.suit, position))
+
+
+class GameState:
+    """A game of Open Rummy in progress. ``legal_actions()`` is the one legal-move function.
+
+    The first round is dealt from ``deck`` (physical ids, top first); later rounds are
+    shuffled by the state's own RNG, seeded from that deck, so a game is reproducible from
+    its first deck."""
+
+    def __init__(self, config: OpenConfig, deck: list[int]) -> None:
+        self.config = config
+        self.spec = config.deck
+        if sorted(deck) != list(range(self.spec.size)):
+            raise ValueError(
+                f"a deck must hold each of the {self.spec.size} physical cards once "
+                f"({self.spec.describe()})"
+            )
+        self.n = config.num_players
+        self.hand_size = config.hand_size
+        self.deck = list(deck)
+        self.rng = random.Random(",".join(map(str, deck)))
+        self.totals = [0] * self.n
+        self.round_no = 0
+        self.round_scores: list[list[int]] = []  # each finished round's point change per seat
+        self.round_out: list[int] = []  # who went out of each finished round (-1: nobody)
+        self.history: list[tuple[int, int]] = []
+        self.turns = 0  # turns begun, every round (a draw or a card swap begins one)
+        self.result: str | None = None
+        self._last_rewards: tuple[float, ...] = (0.0,) * self.n
+        self._deal(deck)
+
+    # ----------------------------------------------------------------------------------
+    # dealing and rounds
+    def _deal(self, deck: list[int]) -> None:
+        n, k = self.n, self.hand_size
+        first = self.round_no % n  # reading 10: the dealer moves clockwise each round
+        self.first = first
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        for i in range(k * n):
+            self.hands[(first + i) % n].append(deck[i])
+        self.discard: list[int] = [deck[k * n]]
+        self.stock: list[int] = list(reversed(deck[k * n + 1 :]))  # top is last
+        self.discard_log: list[list[int]] = [[deck[k * n], -1, -1]]
+        self.discard_entry: list[int] = [0]  # log index of each pile card
+        self.melds: list[TableMeld] = []
+        self.pending: TableMeld | None = None  # the new meld being laid
+        self.laid = [False] * n  # laid a meld of one's own this round
+        self.placed = [0] * n  # points placed this round
+        self.swap_open = self.config.card_swap  # the card-swap chain (reading 11)
+        self.swaps = 0
+        self.current = first
+        self.phase = DRAW_PHASE
+        self.round_moves = 0
+        self._legal: list[int] | None = None
+
+    @property
+    def num_seats(self) -> int:
+        return self.n
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.result is not None
+
+    @property
+    def building(self) -> bool:
+        return self.pending is not None
+
+    def returns(self) -> tuple[float, ...]:
+        """Per seat: the points total ("points"), or +1 / -1 for winning or not once the
+        game is over ("win")."""
+        if self.config.reward == "points":
+            return tuple(float(t) for t in self.totals)
+        if self.result is None:
+            return (0.0,) * self.n
+        winners = self.winners()
+        return tuple(1.0 if s in winners else -1.0 for s in range(self.n))
+
+    def rewards(self) -> tuple[float, ...]:
+        """Per-seat rewards earned by the last move (their sum over a game is ``returns``)."""
+        return self._last_rewards
+
+    def winners(self) -> list[int]:
+        """Reading 12: the highest total wins (all tied at the top win); only checked when
+        a round has ended."""
+        best = max(self.totals)
+        return [s for s in range(self.n) if self.totals[s] == best]
+
+    def outcome(self) -> str:
+        if self.result is None:
+            return ""
+        names = ", ".join(f"player_{s}" for s in self.winners())
+        scores = ", ".join(f"player_{s} {t}" for s, t in enumerate(self.totals))
+        return f"{names} won after {len(self.round_scores)} round(s); points: {scores}"
+
+    def top_discard(self) -> int:
+        return self.discard[-1] if self.discard else -1
+
+    def clone(self) -> GameState:
+        new = GameState.__new__(GameState)
+        new.__dict__.update(self.__dict__)
+        new.rng = random.Random()
+        new.rng.setstate(self.rng.getstate())
+        for name in ("totals", "round_out", "history", "deck", "stock", "discard",
+                     "discard_entry", "laid", "placed"):
+            setattr(new, name, list(getattr(self, name)))  # fmt: skip
+        new.round_scores = [list(r) for r in self.round_scores]
+        new.hands = [list(h) for h in self.hands]
+        new.discard_log = [list(e) for e in self.discard_log]
+        new.melds = [m.copy() for m in self.melds]
+        new.pending = new.melds[self.pending.slot] if self.pending is not None else None
+        new._legal = None
+        return new
+
+    def hand_types(self, seat: int) -> list[int]:
+        return [TYPE_OF[c] for c in self.hands[seat]]
+
+    def live_melds(self) -> list[TableMeld]:
+        """Melds on the table, closed sets and the meld being laid excluded."""
+        return [m for m in self.melds if not m.closed and m is not self.pending]
+
+    def stand_ins(self) -> set[int]:
+        """Card types that may take a joker's place on the table now."""
+        out: set[int] = set()
+        for m in self.live_melds():
+            out |= m.stand_ins()
+        return out
+
+    def top_blocked(self) -> bool:
+        """Reading 9: the top discard may not be taken when it is a joker's stand-in."""
+        return bool(self.discard) and TYPE_OF[self.discard[-1]] in self.stand_ins()
+
+    # ----------------------------------------------------------------------------------
+    # legal moves
+    def legal_actions(self) -> list[int]:
+        """The current player's legal action ids, ascending (empty once the game is over)."""
+        if self._legal is None:
+            self._legal = sorted(self._compute_legal())
+        return self._legal
+
+    def _compute_legal(self) -> list[int]:
+        if self.result is not None:
+            return []
+        p = self.current
+        types = self.hand_types(p)
+        if self.phase == DRAW_PHASE:
+            legal = [DRAW_STOCK]
+            if self.discard and not self.top_blocked():
+                legal.append(DRAW_DISCARD)
+            if self.swap_open and self.discard:
+                top = TYPE_OF[self.discard[-1]]
+                legal.extend(CARDSWAP_BASE + t for t in set(types) if t != top)
+            return legal
+        legal = list(self._meld_steps(types))
+        if self.pending is not None:
+            return legal  # a meld begun is finished before anything else (reading 6)
+        if self.laid[p]:  # reading 7: lay-offs and steals after one's own meld
+            if len(types) > 1:
+                legal.extend(self._layoffs(types))
+            legal.extend(self._steals(types))
+        legal.extend(DISCARD_BASE + t for t in set(types))
+        return legal
+
+    def _meld_steps(self, types: list[int]) -> tuple[int, ...]:
+        jokers = types.count(JOKER)
+        held = frozenset(t for t in types if t != JOKER)
+        pending = self.pending
+        if pending is None:
+            return legal_steps(held, jokers, len(types), frozenset(), "")
+        laid = frozenset(self._step_of(pending, c, pos) for pos, c in self._cards_with_pos(pending))
+        return legal_steps(held, jokers, len(types), laid, "set" if pending.is_set else "run")
+
+    @staticmethod
+    def _cards_with_pos(meld: TableMeld) -> list[tuple[int, int]]:
+        return [(0, c) for c in meld.cards] if meld.is_set else list(meld.slots.items())
+
+    @staticmethod
+    def _step_of(meld: TableMeld, card: int, position: int) -> int:
+        t = TYPE_OF[card]
+        if meld.is_set:
+            return SET_STEP_BASE + t
+        if t == JOKER:
+            return run_joker_action(meld.suit, position)
+        return RUN_STEP_BASE + t
+
+    def fits(self, meld: TableMeld, t: int) -> list[int]:
+        """Lay-off codes ``k`` (a natural type, ``JOKER_LOW`` or ``JOKER_HIGH``) for card
+        type ``t`` on ``meld``; empty if it does not fit."""
+        if meld.closed or meld is self.pending:
+            return []
+        if meld.is_set:
+            if len(meld.cards) >= 4:
+                return []
+            if t == JOKER:
+                return [JOKER_LOW]
+            ok = t % 13 == meld.rank and t // 13 not in meld.natural_suits()
+            return [t] if ok else []
+        if t == JOKER:
+            return [JOKER_LOW if end == 0 else JOKER_HIGH for end, _ in meld.open_ends()]
+        if t // 13 != meld.suit:
+            return []
+        pos = position_of(t)
+        return [t] if pos == meld.lo - 1 or pos == meld.hi + 1 else []
+
+    def _layoffs(self, types: list[int]) -> list[int]:
+        actions = []
+        held = set(types)
+        for meld in self.live_melds():
+            for t in held:
+                actions.extend(layoff_action(meld.slot, k) for k in self.fits(meld, t))
+        return actions
+
+    def _steals(self, types: list[int]) -> list[int]:
+        held = set(types)
+        actions = []
+        for meld in self.live_melds():
+            for t in meld.stand_ins() & held:
+                actions.append(steal_action(meld.slot, t))
+        return actions
+
+    def can_lay_off(self, seat: int, t: int) -> bool:
+        """Whether card type ``t`` fits on a meld on the table (ignoring whose turn it is)."""
+        return any(self.fits(m, t) for m in self.live_melds())
+
+    # ----------------------------------------------------------------------------------
+    # moves
+    def apply(self, action: int) -> None:
+        """Play ``action`` for the current player; raises IllegalMoveError if not legal."""
+        legal = self.legal_actions()
+        if action not in legal:
+            raise IllegalMoveError(action, legal)
+        p = self.current
+        self._legal = None
+        self._last_rewards = (0.0,) * self.n
+        self.history.append((p, action))
+        self.round_moves += 1
+        info = decode(action)
+        kind = info.kind
+        if kind == "draw_stock":
+            self.swap_open = False
+            self.turns += 1
+            if not self._draw_from_stock(p):
+                self._end_round(out=-1)  # reading 13: no card left anywhere
+                return
+            self.phase = PLACE_PHASE
+        elif kind == "draw_discard":
+            self.swap_open = False
+            self.turns += 1
+            self._take_top(p)
+            self.phase = PLACE_PHASE
+        elif kind == "cardswap":
+            self.turns += 1
+            self._take_top(p)
+            self._put_on_pile(p, self._take(p, info.card))
+            self.swaps += 1
+            self.swap_open = self.swaps < self.n  # reading 11: once round the table at most
+            self._next_turn(p)
+        elif kind == "discard":
+            self._put_on_pile(p, self._take(p, info.card))
+            if not self.hands[p]:
+                self._end_round(out=p)
+                return
+            self._next_turn(p)
+        elif kind == "set_step" or kind == "run_step":
+            self._meld_step(p, info)
+        elif kind == "layoff":
+            self._layoff(p, self.melds[info.slot], info.card, info.end)
+        else:
+            self._steal(p, self.melds[info.slot], info.card)
+
+    def _earn(self, p: int, gained: int) -> None:
+        self.placed[p] += gained
+        self.totals[p] += gained
+        if self.config.reward == "points" and gained:
+            rewards = [0.0] * self.n
+            rewards[p] = float(gained)
+            self._last_rewards = tuple(rewards)
+
+    def _next_turn(self, p: int) -> None:
+        self.current = (p + 1) % self.n
+        self.phase = DRAW_PHASE
+
+    def _take(self, p: int, t: int) -> int:
+        hand = self.hands[p]
+        for i in range(len(hand) - 1, -1, -1):
+            if TYPE_OF[hand[i]] == t:
+                return hand.pop(i)
+        raise AssertionError(f"player {p} holds no {t}")
+
+    def _take_top(self, p: int) -> None:
+        card = self.discard.pop()
+        entry = self.discard_entry.pop()
+        self.discard_log[entry][2] = p
+        self.hands[p].append(card)
+
+    def _put_on_pile(self, p: int, card: int) -> None:
+        self.discard.append(card)
+        self.discard_entry.append(len(self.discard_log))
+        self.discard_log.append([card, p, -1])
+
+    def _draw_from_stock(self, p: int) -> bool:
+        """One card from the stock; an empty stock is refilled from the pile under its top
+        card, oldest first (reading 13). False when there is no card at all."""
+        if not self.stock:
+            if len(self.discard) <= 1:
+                return False
+            self.stock = list(reversed(self.discard[:-1]))
+            for entry in self.discard_entry[:-1]:
+                self.discard_log[entry][2] = -2  # turned into the stock
+            self.discard = self.discard[-1:]
+            self.discard_entry = self.discard_entry[-1:]
+        self.hands[p].append(self.stock.pop())
+        return True
+
+    def _meld_step(self, p: int, info) -> None:
+        meld = self.pending
+        is_set = info.kind == "set_step"
+        if meld is None:
+            meld = TableMeld(len(self.melds), p, is_set)
+            self.melds.append(meld)
+            self.pending = meld
+        card = self._take(p, info.card)
+        if is_set:
+            meld.cards.append(card)
+            if info.card != JOKER:
+                meld.rank = info.card % 13
+        else:
+            meld.suit = info.suit
+            meld.slots[info.position] = card
+        if len(meld) == MELD_SIZE:  # reading 5: a new meld is three cards
+            self.pending = None
+            self.laid[p] = True
+            self._earn(p, sum(placed_points(meld, c, pos) for pos, c in self._cards_with_pos(meld)))
+
+    def _layoff(self, p: int, meld: TableMeld, t: int, end: int) -> None:
+        card = self._take(p, t)
+        if meld.is_set:
+            meld.cards.append(card)
+            position = 0
+        else:
+            position = position_of(t) if t != JOKER else dict(meld.open_ends())[end]
+            meld.slots[position] = card
+        self._close_if_full(meld)
+        self._earn(p, placed_points(meld, card, position))
+
+    def _steal(self, p: int, meld: TableMeld, t: int) -> None:
+        """Reading 9: the natural card takes the joker's place and earns nothing; the joker
+        goes to the hand."""
+        card = self._take(p, t)
+        if meld.is_set:
+            i = next(i for i, c in enumerate(meld.cards) if TYPE_OF[c] == JOKER)
+            joker, meld.cards[i] = meld.cards[i], card
+        else:
+            pos = position_of(t)
+            joker, meld.slots[pos] = meld.slots[pos], card
+        self.hands[p].append(joker)
+        self._close_if_full(meld)
+
+    @staticmethod
+    def _close_if_full(meld: TableMeld) -> None:
+        if meld.is_set and len(meld.natural_suits()) == 4:
+            meld.closed = True  # reading 8: all four suits: out of the game
+
+    def _end_round(self, out: int) -> None:
+        """Score the round (each hand's points lost; a joker in hand 30), then deal the next
+        round or end the game (reading 12)."""
+        penalty = [sum(points(TYPE_OF[c]) for c in hand) for hand in self.hands]
+        change = [self.placed[s] - penalty[s] for s in range(self.n)]
+        self.round_scores.append(change)
+        self.round_out.append(out)
+        for s in range(self.n):
+            self.totals[s] -= penalty[s]
+        rewards = list(self._last_rewards)
+        if self.config.reward == "points":
+            rewards = [r - x for r, x in zip(rewards, penalty, strict=True)]
+        self._last_rewards = tuple(float(r) for r in rewards)
+        self.round_no += 1
+        limit = self.config.rounds
+        if max(self.totals) >= self.config.target or (limit and self.round_no >= limit):
+            self.result = "over"
+            if self.config.reward == "win":
+                self._last_rewards = self.returns()
+            return
+        deck = list(range(self.spec.size))
+        self.rng.shuffle(deck)
+        self._deal(deck)
+
+    # ----------------------------------------------------------------------------------
+    def locations(self) -> dict[int, str]:
+        """Where each physical card is (for conservation checks)."""
+        where: dict[int, str] = {}
+        places = [(f"hand{s}", h) for s, h in enumerate(self.hands)]
+        places += [("stock", self.stock), ("discard", self.discard)]
+        places += [
+            (f"{'closed' if m.closed else 'meld'}{m.slot}", m.physical()) for m in self.melds
+        ]
+        for name, cards in places:
+            for c in cards:
+                if c in where:
+                    raise AssertionError(f"card {c} is both in {where[c]} and {name}")
+                where[c] = name
+        return where
+
+
+def card_points(types: list[int]) -> int:
+    return sum(points(t) for t in types)
+
+
+__all__ = [
+    "DRAW_PHASE",
+    "MELD_RULES",
+    "N_CARD_TYPES",
+    "N_STANDARD",
+    "PLACE_PHASE",
+    "GameState",
+    "IllegalMoveError",
+    "OpenConfig",
+    "TableMeld",
+    "card_points",
+    "hand_size_for",
+    "placed_points",
+]

@@ -1,0 +1,173 @@
+"""Self-play training of a competitive game (Dummy rummy): per-seat trajectories, the real
+train command on configs/smoke_dummy.yaml, and the config's guards."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+import pytest
+import torch
+from commoncause.train.config import TrainConfig, load_config
+from commoncause.train.ppo import TorchPPO, compute_linked_gae
+from commoncause.train.selfplay import SelfPlayEnv
+
+ROOT = Path(__file__).resolve().parent.parent
+SMOKE = ROOT / "configs" / "smoke_dummy.yaml"
+
+
+class Monitor:
+    def on_step(self, infos, dones) -> None:
+        pass
+
+
+def test_per_seat_rewards_sum_to_each_seats_return():
+    """Two hands, the learner's seats played by the baseline's choices: every seat's
+    per-step rewards (intermediate hands included) sum to its return, scaled."""
+    env = SelfPlayEnv(1.0, game="dummy_rummy", num_players=3, hands=2, reward_scale=0.01)
+    agent = env.game.baseline("")
+    for seed in range(3):
+        env.reset(seed=seed)
+        agent.reset(seed)
+        earned = np.zeros(env.num_seats)
+        intermediate = False
+        done = False
+        while not done:
+            state = env.state
+            action = agent.act(env.game.seat_view(state, state.current))
+            _, _, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
+            earned += info["rewards"]
+            intermediate |= not done and any(info["rewards"])
+        assert terminated and info["result"] == "over"
+        assert earned == pytest.approx(np.array(info["returns"]) * 0.01)
+        assert intermediate  # the first hand's points came before the end of the game
+
+
+class ScriptedEnv(gymnasium.Env):
+    """A competitive 3-seat game on rails: decision k is made by ``SEATS[k]`` and every seat
+    earns ``REWARDS[k]`` over the moves after it; a game is ``len(SEATS)`` decisions."""
+
+    SEATS = [0, 1, 2, 0, 2, 1, 0, 1]
+    REWARDS = [(1, 0, 0), (0, 2, 0), (0, 0, 0), (5, 0, 3), (0, 0, 0), (0, 7, 0), (0, 0, 1),
+               (-4, 4, 10)]  # fmt: skip
+    per_seat = True
+    num_seats = 3
+
+    def __init__(self) -> None:
+        self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (4,), np.float32)
+        self.action_space = gymnasium.spaces.Discrete(3)
+        self.k = 0
+
+    class _State:
+        current = 0
+
+    @property
+    def state(self):
+        s = self._State()
+        s.current = self.SEATS[self.k]
+        return s
+
+    def reset(self, *, seed=None, options=None):
+        self.k = 0
+        return self._obs(), {"seat": 0}
+
+    def _obs(self):
+        return np.full(4, self.k / 10, dtype=np.float32)
+
+    def action_masks(self):
+        return np.ones(3, dtype=bool)
+
+    def step(self, action):
+        rewards = self.REWARDS[self.k]
+        self.k += 1
+        done = self.k == len(self.SEATS)
+        info = {"rewards": tuple(float(r) for r in rewards)}
+        if done:
+            info["returns"] = tuple(
+                float(sum(r[s] for r in self.REWARDS)) for s in range(self.num_seats)
+            )
+        return self._obs(), 0.0, done, False, info
+
+
+def test_rollout_threads_each_seats_trajectory(tmp_path):
+    """Rollouts of 3 steps cut the scripted game: each seat's transitions (followed through
+    the buffer's next rows and the carry rows) get exactly what that seat earned until its
+    own next decision, and the game's end ends every seat's trajectory."""
+    cfg = TrainConfig(trainer="torch", n_envs=1, n_steps=3, batch_size=4, game="dummy_rummy",
+                      game_options={"num_players": 3})  # fmt: skip
+    ppo = TorchPPO(cfg, [ScriptedEnv()], tmp_path)
+    ppo.reset_envs()
+    seats, rewards = ScriptedEnv.SEATS, np.array(ScriptedEnv.REWARDS, dtype=float)
+    expected = []  # (seat, reward to its next decision, ends the game) per decision
+    for k, seat in enumerate(seats):
+        later = [j for j in range(k + 1, len(seats)) if seats[j] == seat]
+        stop = later[0] if later else len(seats)
+        expected.append((seat, rewards[k:stop, seat].sum(), not later))
+    trained = []
+    for _ in range(4):  # 12 steps: one game and a half, cut every 3 steps
+        ppo.collect_rollout(Monitor())
+        ppo.update()
+        for flat in ppo.train_rows.tolist():
+            row, env = flat, 0  # one env
+            step = int(round(float(ppo.buf_obs[row, env, 0]) * 10))
+            trained.append((step, int(ppo.buf_seat[row, env]), float(ppo.seat_rewards[row, env]),
+                            bool(ppo.seat_dones[row, env])))  # fmt: skip
+    got = {}
+    for step, seat, reward, done in trained:
+        got.setdefault(step, []).append((seat, reward, done))
+    for k, (seat, reward, done) in enumerate(expected):
+        assert (seat, pytest.approx(reward), done) in got[k], (k, got[k])
+    assert 0 < len(trained) <= 12
+
+
+def test_linked_gae_follows_each_seat():
+    """Two seats alternating in one env, gamma 1, lambda 1: a transition's return is its
+    seat's rewards to the end of the game; a pending transition stops its seat's chain."""
+    rewards = np.array([[0.0], [0.0], [1.0], [-1.0], [0.5]], dtype=np.float32)
+    values = np.array([[0.2], [0.3], [0.4], [0.1], [0.6]], dtype=np.float32)
+    next_row = np.array([[2], [3], [-1], [-1], [-1]])  # seat 0: 0 -> 2 (end); seat 1: 1 -> 3
+    dones = np.array([[False], [False], [True], [True], [False]])  # row 4 is pending
+    adv, ret = compute_linked_gae(rewards, values, next_row, dones, 1.0, 1.0)
+    assert ret[:4, 0] == pytest.approx([1.0, -1.0, 1.0, -1.0])
+    assert adv[4, 0] == 0.0
+    adv, ret = compute_linked_gae(rewards, values, next_row, dones, 1.0, 0.0)  # one step
+    assert ret[0, 0] == pytest.approx(0.4) and ret[1, 0] == pytest.approx(0.1)
+
+
+def test_dummy_configs_load():
+    for name in ("dummy_rummy_4p", "dummy_rummy_2p", "smoke_dummy"):
+        cfg = load_config(ROOT / "configs" / f"{name}.yaml")
+        assert cfg.game == "dummy_rummy" and cfg.trainer == "torch"
+        assert cfg.reward_scale == 0.01 and cfg.game_options["hands"] == 1
+    with pytest.raises(ValueError, match="sb3 trains team games only"):
+        TrainConfig(game="dummy_rummy", game_options={}, trainer="sb3").validate()
+    with pytest.raises(ValueError, match="baseline_seats"):
+        TrainConfig(game="dummy_rummy", game_options={"num_players": 2},
+                    baseline_seats=2).validate()  # fmt: skip
+
+
+def test_smoke_training_run(tmp_path, monkeypatch):
+    """The real train command on configs/smoke_dummy.yaml: run folder, checkpoints that
+    record the game, TensorBoard events with the per-seat game statistics."""
+    from commoncause.agents.trained import load_checkpoint
+
+    from commoncause.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    args = ["train", "--config", str(SMOKE), "--total-steps", "384", "--run-name", "dummy"]
+    assert main(args) == 0
+    run = tmp_path / "runs" / "dummy"
+    for name in ("last", "best"):
+        data = load_checkpoint(run / "checkpoints" / f"{name}.pt")
+        assert data["game"] == "dummy_rummy" and data["num_timesteps"] >= 384
+        assert (run / "checkpoints" / f"{name}.json").is_file()
+    assert data["config"]["game_options"]["num_players"] == 4
+    events = list(run.glob("events.out.tfevents.*"))
+    assert events
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    tags = EventAccumulator(str(events[0])).Reload().Tags()["scalars"]
+    assert {"train/value_loss", "time/steps_per_s"} <= set(tags)
+    assert torch.isfinite(data["policy"]["value_net.weight"]).all()
