@@ -56,8 +56,11 @@ def make_agent(spec: str, game: str = DEFAULT_GAME) -> Agent:
 
 
 def parse_team(text: str, seats: int = 2, game: str = DEFAULT_GAME) -> tuple[str, ...]:
-    """``"baseline,random"`` -> ("baseline", "random"): one member per seat, each checked."""
+    """``"baseline,random"`` -> ("baseline", "random"): one member per seat, each checked;
+    a single member fills every seat."""
     members = [m.strip() for m in text.split(",")]
+    if len(members) == 1 and members[0]:
+        members = members * seats
     if len(members) != seats or not all(members):
         count = _WORDS[seats] if seats < len(_WORDS) else str(seats)
         raise ValueError(
@@ -99,9 +102,11 @@ def play_game(
     views = [record.seat_view(state, s) for s in range(seats)]
     for s, agent in enumerate(agents):
         agent.reset(seed * seats + s)
-    while not state.is_terminal:
+    moves = 0
+    while not state.is_terminal and moves < record.max_moves:  # the game's safety net
         player = state.current
         state.apply(agents[player].act(views[player]))
+        moves += 1
     returns = tuple(state.returns())
     return GameOutcome(returns[0] > 0, state.turns, getattr(state, "pickups", 0), returns)
 

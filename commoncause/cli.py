@@ -106,9 +106,9 @@ def _team_arguments(p: argparse.ArgumentParser, default_games: int) -> None:
 
     p.add_argument(
         "--team",
-        default="baseline,baseline",
-        help="one member per seat, comma separated (two for Common Cause); a member is "
-        f"{AGENT_CHOICES} (default baseline,baseline)",
+        default="baseline",
+        help="one member per seat, comma separated (two for Common Cause), or one member for "
+        f"every seat; a member is {AGENT_CHOICES} (default baseline in every seat)",
     )
     p.add_argument("--games", type=int, default=default_games, help="games to play")
     add_seed_argument(p, 0, "deal seed (same seed, same deals)")
@@ -152,6 +152,56 @@ def _eval_arguments(p: argparse.ArgumentParser) -> None:
     add_game_arguments(p)
 
 
+def _run_table_eval(args: argparse.Namespace, game, config) -> int:
+    """A competitive game: the members rotate through every seat on each deal
+    (``agents/tournament.py``); a table per member, and member 0 against the field."""
+    import json
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from commoncause.agents.evaluate import parse_team
+    from commoncause.agents.tournament import evaluate_table
+
+    seats = game.num_seats(config)
+    if args.compare:
+        raise ValueError(f"--compare is for team games; {game.title} rotates one table")
+    team = parse_team(args.team, seats, game.name)
+    try:
+        bar, advance = _progress(args.games * seats, f"{','.join(team)}: {config.label()}")
+        with bar:
+            report = evaluate_table(
+                team, config, args.games, args.seed, args.workers, game.name, advance
+            )
+    except KeyboardInterrupt:
+        return _interrupted()
+    table = Table(
+        title=f"{game.title} - {config.label()}, seed {args.seed}: {report.deals:,} deals x "
+        f"{seats} seat rotations = {report.games:,} games"
+    )
+    stat_keys = [k for k in report.members[0] if k.startswith("mean_") and k != "mean_hands"]
+    for column in ("member", "return / game", "95% interval", "won", *stat_keys):
+        table.add_column(column.removeprefix("mean_"), justify="right", overflow="fold")
+    for m in report.members:
+        low, high = m["return"]["ci95"]
+        table.add_row(
+            m["member"], f"{m['return']['mean']:.2f}", f"{low:.2f} - {high:.2f}",
+            f"{m['win_rate']:.1%}", *(f"{m[k]:.3f}" for k in stat_keys),
+        )  # fmt: skip
+    Console(width=None if sys.stdout.isatty() else 10_000).print(table)
+    diff = report.vs_field
+    low, high = diff["ci95"]
+    print(
+        f"{team[0]} minus the mean of the others: {diff['mean']:+.2f} per game "
+        f"[{low:+.2f}, {high:+.2f}] (95%, paired over {diff['n']:,} deals); "
+        f"truncated games: {report.truncated}; {report.games_per_second:,.1f} games/s"
+    )
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(report.to_json(), indent=2))
+    return 0
+
+
 def run_eval(args: argparse.Namespace) -> int:
     """Play a team over many seeded deals; print a table, optionally write JSON."""
     import json
@@ -164,6 +214,8 @@ def run_eval(args: argparse.Namespace) -> int:
 
     game, config = game_and_config(args)
     seats = game.num_seats(config)
+    if not game.team:
+        return _run_table_eval(args, game, config)
     teams = [parse_team(args.team, seats, game.name)]
     if args.compare:
         teams.append(parse_team(args.compare, seats, game.name))
@@ -342,6 +394,16 @@ def run_train(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     games = trainer.config.final_eval_games  # the checkpoint's config when resuming
+    if not trainer.game.team:
+        r = final["trained_vs_baselines"]
+        low, high = r["ci95"]
+        print(
+            f"best policy in one seat, baselines in the others ({r['games']:,} games, seats "
+            f"rotated): return {r['return']:.2f} per game vs the baselines' "
+            f"{r['baseline_return']:.2f}; difference {r['win_rate']:+.2f} [{low:+.2f}, {high:+.2f}]"
+        )
+        print(f"best checkpoint: {trainer.checkpoints / 'best.pt'} (model card beside it)")
+        return 0
     table = Table(title=f"{trainer.state.run_name}: same {games} deals each")
     for column in ("team", "win rate", "95% interval", "turns", "pickups"):
         table.add_column(column, justify="right")

@@ -71,8 +71,6 @@ class RummyEnv(AECEnv, EzPickle):
     """A registered game as a PettingZoo AEC env. Subclasses set ``GAME`` and ``metadata``."""
 
     GAME: ClassVar[Game]
-    DEFAULT_MAX_MOVES: ClassVar[int] = 2000
-    """Moves after which an episode is truncated (a safety net; each spec says why)."""
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": ["ansi", "human"],
         "is_parallelizable": False,
@@ -84,7 +82,7 @@ class RummyEnv(AECEnv, EzPickle):
     ) -> None:
         EzPickle.__init__(self, render_mode=render_mode, max_moves=max_moves, **options)
         if max_moves is None:
-            max_moves = self.DEFAULT_MAX_MOVES
+            max_moves = self.GAME.max_moves
         super().__init__()
         game = self.GAME
         self.config = game.make_config(**options)

@@ -163,7 +163,7 @@ def test_same_figures_whatever_the_workers():
 
 
 def test_bad_input_is_a_clear_error(tmp_path, capsys):
-    assert main(["analyze", "--team", "baseline", "--out", str(tmp_path)]) == 2
+    assert main(["analyze", "--team", "baseline,baseline,random", "--out", str(tmp_path)]) == 2
     assert "two members" in capsys.readouterr().err
     assert main(["analyze", "--team", "baseline,nobody", "--out", str(tmp_path)]) == 2
     assert main(["analyze", "--team", "baseline,baseline", "--games", "1"]) == 2

@@ -97,7 +97,7 @@ def test_same_seed_deals_the_same_games_to_every_team(monkeypatch):
         (["--team", "baseline,wizard"], "wizard"),
         (["--team", "baseline:jokers=maybe,baseline"], "jokers='maybe'"),
         (["--team", "baseline:colour=red,baseline"], "colour=red"),
-        (["--team", "baseline"], "'baseline'"),
+        (["--team", "baseline,baseline,random"], "'baseline,baseline,random'"),
         (["--team", "missing/checkpoint.pt,baseline"], "missing/checkpoint.pt"),
         (["--level", "nightmare"], "nightmare"),
         (["--stock-size", "40"], "40"),

@@ -9,16 +9,15 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from pettingzoo.test import api_test, render_test, seed_test
-
 from commoncause.envs.core.cards import JOKER
 from commoncause.envs.open_rummy import env
 from commoncause.envs.open_rummy.actions import LAYOFF_BASE, SET_STEP_BASE, TYPE_OF
 from commoncause.envs.open_rummy.notation import move_text, parse_move
 from commoncause.envs.open_rummy.observer import encode
 from commoncause.envs.open_rummy.rules import MELD_RULES, GameState, OpenConfig
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pettingzoo.test import api_test, render_test, seed_test
 
 SETTINGS = settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MAX_MOVES = 500
@@ -150,4 +149,4 @@ def test_truncation_is_a_safety_net():
         draws = [a for a in legal if a < 2]  # draw and discard only: the round never ends
         e.step(int(draws[0]) if draws else int(max(a for a in legal if 2 <= a < 55)))
     assert e.unwrapped.moves == 40 and not e.unwrapped.game.is_terminal
-    assert e.unwrapped.DEFAULT_MAX_MOVES == 5000
+    assert e.unwrapped.GAME.max_moves == env().unwrapped.max_moves == 5000  # the default

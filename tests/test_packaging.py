@@ -5,6 +5,7 @@ the shipped partner and the configs, which the installed code finds."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -15,14 +16,19 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+SKIP = ("build", "runs", "records", ".*", "*.egg-info", "__pycache__")
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    build = tmp_path_factory.mktemp("build")
+    source = tmp_path_factory.mktemp("src") / "commoncause"
+    # build from a copy: setuptools writes build/ beside the sources it builds
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*SKIP))
     done = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", str(out), str(ROOT)],
-        capture_output=True, text=True, cwd=build,
+         "-w", str(out), str(source)],
+        capture_output=True, text=True, cwd=source,
         env={**os.environ, "PIP_NO_INPUT": "1"},
     )  # fmt: skip
     if done.returncode != 0 and "No module named pip" in done.stderr:

@@ -161,7 +161,9 @@ def test_smoke_training_run(tmp_path, monkeypatch):
     run = tmp_path / "runs" / "dummy"
     for name in ("last", "best"):
         data = load_checkpoint(run / "checkpoints" / f"{name}.pt")
-        assert data["game"] == "dummy_rummy" and data["num_timesteps"] >= 384
+        assert data["game"] == "dummy_rummy"
+        # best.pt is the best evaluated policy (against the baselines), last.pt the end
+        assert data["num_timesteps"] >= (384 if name == "last" else 0)
         assert (run / "checkpoints" / f"{name}.json").is_file()
     assert data["config"]["game_options"]["num_players"] == 4
     events = list(run.glob("events.out.tfevents.*"))

@@ -152,11 +152,14 @@ class TrainingMonitor:
 
     def _status(self, entry: dict) -> None:
         best = self.trainer.state.best_win_rate
-        self.bar.update(
-            self.task,
-            status=f"eval {entry['win_rate']:.1%} (baseline {entry['baseline_win_rate']:.1%}), "
-            f"best {best:.1%}",
-        )
+        if self.team:
+            status = (
+                f"eval {entry['win_rate']:.1%} (baseline {entry['baseline_win_rate']:.1%}), "
+                f"best {best:.1%}"
+            )
+        else:  # one trained seat against baselines: its return minus theirs, per game
+            status = f"eval {entry['win_rate']:+.2f} vs baselines, best {best:+.2f}"
+        self.bar.update(self.task, status=status)
 
     def close(self) -> None:
         self.bar.stop()

@@ -150,7 +150,6 @@ class Trainer:
         self.model = None
         self.env = None
         self._baseline_eval: EvalReport | None = None
-        self._said_no_eval = False
         self._clock: tuple[float, float] | None = None  # (perf_counter at start, seconds then)
 
     # ------------------------------------------------------------------------------
@@ -241,21 +240,13 @@ class Trainer:
 
     # ------------------------------------------------------------------------------
     def evaluate_now(self, games: int, workers: int = 2) -> dict | None:
-        """Evaluate the current policy (saved as last.pt) against the baseline team.
-
-        A competitive game is not evaluated yet (None; ``last.pt`` is still saved): the
-        evaluation of ``agents/evaluate.py`` plays team games; it says so once in the log."""
+        """Evaluate the current policy (saved as last.pt): a team game against the baseline
+        team; a competitive game in one seat against baselines in the others, every seat in
+        turn (``agents/tournament.py``)."""
         cfg = self.config
         last = self.save(self.checkpoints / "last.pt")
         if not self.game.team:
-            if not self._said_no_eval:
-                self._said_no_eval = True
-                self.say(
-                    f"{self.game.title} is competitive: evaluation against the baseline is "
-                    "skipped (train/trainer.py evaluates team games only for now); "
-                    "checkpoints are saved as usual"
-                )
-            return None
+            return self._evaluate_table(last, games, workers)
         team = (str(last), str(last))
         rules = cfg.game_config()
         report = evaluate(team, rules, games, cfg.eval_seed, workers, rules.label())
@@ -291,12 +282,58 @@ class Trainer:
             self.save(self.checkpoints / "last.pt")
         return entry
 
-    def final_comparison(self) -> dict:
-        """The best policy's team, the baseline team and the mixed team on the same deals."""
+    def _evaluate_table(self, checkpoint: Path, games: int, workers: int, seed: int | None = None):
+        """One trained seat and baselines in the others, over ``games`` games (deals x seat
+        rotations); the entry's ``win_rate`` (what best.pt is chosen by) is the trained
+        seat's return minus the baselines' mean, per game."""
+        from commoncause.agents.tournament import evaluate_table
+
         cfg = self.config
-        if not self.game.team:  # not evaluated yet (see evaluate_now)
-            self.state.final = {}
-            return {}
+        rules = cfg.game_config()
+        seats = self.game.num_seats(rules)
+        team = (str(checkpoint), *["baseline"] * (seats - 1))
+        deals = max(1, games // seats)
+        seed = cfg.eval_seed if seed is None else seed
+        report = evaluate_table(team, rules, deals, seed, workers, self.game.name)
+        trained = report.members[0]
+        entry = {
+            "step": int(self.model.num_timesteps),
+            "win_rate": report.vs_field["mean"],
+            "ci95": report.vs_field["ci95"],
+            "games": report.games,
+            "return": trained["return"]["mean"],
+            "return_ci95": trained["return"]["ci95"],
+            "outright_win_rate": trained["win_rate"],
+            "baseline_return": sum(m["return"]["mean"] for m in report.members[1:]) / (seats - 1),
+        }
+        self.state.evaluations.append(entry)
+        logger = self.model.logger
+        logger.record("table/eval_return", entry["return"])
+        logger.record("table/eval_minus_baselines", entry["win_rate"])
+        logger.record("table/eval_won", entry["outright_win_rate"])
+        logger.dump(int(self.model.num_timesteps))
+        low, high = entry["ci95"]
+        self.say(
+            f"step {entry['step']:,}: return {entry['return']:.2f} per game, baselines "
+            f"{entry['baseline_return']:.2f}; difference {entry['win_rate']:+.2f} "
+            f"[{low:+.2f}, {high:+.2f}] over {report.games} games"
+        )
+        if len(self.state.evaluations) == 1 or entry["win_rate"] > self.state.best_win_rate:
+            self.state.best_win_rate = entry["win_rate"]
+            self.save(self.checkpoints / "best.pt")
+        return entry
+
+    def final_comparison(self) -> dict:
+        """The best policy's team, the baseline team and the mixed team on the same deals
+        (a competitive game: the best policy in one seat, baselines in the others)."""
+        cfg = self.config
+        if not self.game.team:
+            entry = self._evaluate_table(
+                self.checkpoints / "best.pt", cfg.final_eval_games, 2, cfg.eval_seed + 1
+            )
+            self.state.evaluations.pop()  # the final figures are not a training evaluation
+            self.state.final = {"trained_vs_baselines": entry}
+            return self.state.final
         best = self.checkpoints / "best.pt"
         games = cfg.final_eval_games
         seed = cfg.eval_seed + 1

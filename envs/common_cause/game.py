@@ -40,4 +40,6 @@ GAME = Game(
     render=render_table,
     baseline=_baseline,
     env_module="commoncause.envs.common_cause.common_cause",
+    max_moves=2000,
+    checkpoint=lambda config: "checkpoints/normal/best.pt",
 )

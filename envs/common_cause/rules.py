@@ -320,6 +320,10 @@ class GameState:
         """The team return on the move that ends the game, else nothing."""
         return self.returns()
 
+    def seat_stats(self, seat: int) -> dict[str, float]:
+        """The team's figures (the same for both seats): won, turns, discard pickups."""
+        return {"won": float(self.result == "win"), "turns": self.turns, "pickups": self.pickups}
+
     def outcome(self) -> str:
         if self.result == "win":
             return "won: both hands are empty and every card on the table is in a complete meld"

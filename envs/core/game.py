@@ -104,6 +104,9 @@ class State(Protocol):
     def outcome(self) -> str:
         """The result in words ("" while playing)."""
 
+    def seat_stats(self, seat: int) -> dict[str, float]:
+        """A game's own per-seat figures for evaluation (points, went out, ...)."""
+
     def clone(self) -> Self:
         """An independent copy (search and look-ahead)."""
 
@@ -147,6 +150,11 @@ class Game:
     """The game's hand-coded baseline agent from an option string ("" for defaults)."""
     env_module: str
     """Module of the PettingZoo env (spec docstring, ``env``, ``raw_env``)."""
+    max_moves: int = 2000
+    """Moves after which a game is cut short (env truncation, evaluation, self-play): a
+    safety net for games that need not end (each spec says why)."""
+    checkpoint: Callable[[Any], str | None] = lambda config: None
+    """The shipped trained policy for a config (a path under the project root), if any."""
 
     @property
     def env_name(self) -> str:

@@ -77,7 +77,6 @@ class raw_env(RummyEnv):
     """Dummy rummy; keyword options as in *Arguments* above."""
 
     GAME = GAME
-    DEFAULT_MAX_MOVES = 5000
     metadata = {**RummyEnv.metadata, "name": GAME.env_name}
 
 

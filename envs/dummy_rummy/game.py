@@ -39,4 +39,6 @@ GAME = Game(
     render=render_table,
     baseline=_baseline,
     env_module="commoncause.envs.dummy_rummy.dummy_rummy",
+    max_moves=5000,
+    checkpoint=lambda config: f"checkpoints/dummy_rummy_{config.num_players}p/best.pt",
 )

@@ -238,6 +238,17 @@ class GameState:
         best = min(self.totals[s] for s in pool)
         return [s for s in pool if self.totals[s] == best]
 
+    def seat_stats(self, seat: int) -> dict[str, float]:
+        """Per seat over the hands played: penalty points, hands gone out, contracts laid."""
+        hands = len(self.hand_points)
+        out = sum(1 for h in self.hand_points if h[seat] == 0 and any(h))
+        return {
+            "points": float(self.totals[seat]),
+            "hands": float(hands),
+            "went_out": float(out),
+            "contracts": float(self.completed[seat]),
+        }
+
     def completed_all(self, seat: int) -> bool:
         return self.contract[seat] >= len(CONTRACTS)
 

@@ -17,7 +17,7 @@ Each choice is an option (``baseline:<option>=<value>[;...]``):
 - ``discard``: ``useless`` (default: the card that helps least, costliest first) or
   ``costly`` (the costliest card).
 
-Measured (``bench/``-style script, 4 seats, ``rounds=1``, 400 rounds each): see
+Measured (4 seats, ``rounds=1``, 400 rounds each): see
 ``readings.md``.
 """
 
@@ -179,11 +179,11 @@ class BaselineAgent:
             return True
         if view.laid(view.player) and any(view.fits(m, card) for m in view.live_melds()):
             return True
+        if len(hand) < 3:  # a meld of three needs a fourth card to discard
+            return False
         held = frozenset(t for t in hand if t != JOKER) | {card}
         jokers = JOKER in hand
-        return any(
-            any(_step_card(a) == card for a in p) for p in plans(held, jokers)
-        )
+        return any(any(_step_card(a) == card for a in p) for p in plans(held, jokers))
 
 
 def _step_card(action: int) -> int:

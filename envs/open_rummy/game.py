@@ -39,4 +39,6 @@ GAME = Game(
     render=render_table,
     baseline=_baseline,
     env_module="commoncause.envs.open_rummy.open_rummy",
+    max_moves=5000,
+    checkpoint=lambda config: f"checkpoints/open_rummy_{config.num_players}p/best.pt",
 )

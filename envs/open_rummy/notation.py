@@ -143,4 +143,3 @@ def parse_move(state: GameState, text: str) -> int:
                 return layoff_action(slot, JOKER_LOW if end == 0 else JOKER_HIGH)
         raise ValueError(f"meld {slot + 1} has no open end for {card_code(stand)}")
     raise ValueError(f"cannot read {text!r}: {HELP}")
-

@@ -64,8 +64,8 @@ deck.
 Truncation: a round ends only when a player discards their last card (or, rarely, when no
 card is left to draw). Nothing forces that: once everyone has laid and nothing fits, a hand
 can cycle through the stock for ever. ``max_moves`` truncates the episode (the cut round is
-not scored). Measured with ``rounds=1``, 4 players: random play never reached 5,000 moves
-in 1,000 rounds; the baseline see ``readings.md``.
+not scored). Measured with ``rounds=1``, 4 players: neither random play (1,000 rounds) nor
+the baseline (400 rounds) reached 5,000 moves; whole games: see ``readings.md``.
 
 An illegal action raises ``IllegalMoveError`` naming the legal moves and changes nothing.
 
@@ -84,7 +84,6 @@ class raw_env(RummyEnv):
     """Open Rummy; keyword options as in *Arguments* above."""
 
     GAME = GAME
-    DEFAULT_MAX_MOVES = 5000
     metadata = {**RummyEnv.metadata, "name": GAME.env_name}
 
 

@@ -303,8 +303,17 @@ class GameState:
         new.__dict__.update(self.__dict__)
         new.rng = random.Random()
         new.rng.setstate(self.rng.getstate())
-        for name in ("totals", "round_out", "history", "deck", "stock", "discard",
-                     "discard_entry", "laid", "placed"):
+        for name in (
+            "totals",
+            "round_out",
+            "history",
+            "deck",
+            "stock",
+            "discard",
+            "discard_entry",
+            "laid",
+            "placed",
+        ):
             setattr(new, name, list(getattr(self, name)))  # fmt: skip
         new.round_scores = [list(r) for r in self.round_scores]
         new.hands = [list(h) for h in self.hands]
@@ -420,6 +429,14 @@ class GameState:
                 actions.append(steal_action(meld.slot, t))
         return actions
 
+    def dead_round(self) -> bool:
+        """Reading 13: no hand holds more than two cards (so none can lay a new meld, which
+        needs three and a card to discard) and no meld on the table can take another card
+        (every run 2..A, every set four cards): nobody can ever go out."""
+        if any(len(h) > 2 for h in self.hands):
+            return False
+        return not any(self.fits(m, JOKER) for m in self.live_melds())
+
     def can_lay_off(self, seat: int, t: int) -> bool:
         """Whether card type ``t`` fits on a meld on the table (ignoring whose turn it is)."""
         return any(self.fits(m, t) for m in self.live_melds())
@@ -461,6 +478,9 @@ class GameState:
             self._put_on_pile(p, self._take(p, info.card))
             if not self.hands[p]:
                 self._end_round(out=p)
+                return
+            if self.dead_round():
+                self._end_round(out=-1)  # reading 13: nobody can ever go out
                 return
             self._next_turn(p)
         elif kind == "set_step" or kind == "run_step":
