@@ -3,7 +3,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 
-.PHONY: install train demo test lint bench peers clean
+.PHONY: install train demo serve test lint bench peers clean
 
 install: $(STAMP)
 
@@ -24,6 +24,10 @@ train: $(STAMP)
 
 demo: $(STAMP)
 	$(VENV)/bin/commoncause demo
+
+# Play in the browser: http://127.0.0.1:8000/ (docs/web.md; records in records/web/).
+serve: $(STAMP)
+	$(VENV)/bin/commoncause serve
 
 # pytest exit code 5 means "no tests collected": treat it as success.
 test: $(STAMP)

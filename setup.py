@@ -23,5 +23,6 @@ for data_package in DATA:
 
 package_data = {f"commoncause.{p}": patterns for p, patterns in DATA.items()}
 package_data.update({p: ["*.md"] for p in packages if p.startswith("commoncause.envs.")})
+package_data["commoncause.web"] = ["static/*"]  # the browser page (commoncause serve)
 
 setup(packages=packages, package_dir=package_dir, package_data=package_data)

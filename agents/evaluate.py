@@ -41,7 +41,8 @@ AGENT_CHOICES = f"{', '.join(AGENT_NAMES[:-1])} or {AGENT_NAMES[-1]}"
 
 def make_agent(spec: str, game: str = DEFAULT_GAME) -> Agent:
     """An agent from its name: ``baseline`` (the game's own baseline), ``baseline:jokers=hold``,
-    ``random``, ``trained`` (the shipped checkpoint) or a checkpoint path. Anything else is a
+    ``random``, ``trained`` (the game's shipped checkpoint for its default config) or a
+    checkpoint path (a policy for this game). Anything else is a
     ValueError that lists the choices."""
     name, _, options = spec.partition(":")
     if name == "baseline":
@@ -49,9 +50,9 @@ def make_agent(spec: str, game: str = DEFAULT_GAME) -> Agent:
     if name == "random" and not options:
         return RandomAgent()
     if spec == "trained" or spec.endswith(".pt") or "/" in spec:
-        from .trained import DEFAULT_CHECKPOINT, PolicyAgent
+        from .trained import PolicyAgent, shipped_checkpoint
 
-        return PolicyAgent(DEFAULT_CHECKPOINT if spec == "trained" else spec)
+        return PolicyAgent(shipped_checkpoint(game) if spec == "trained" else spec, game=game)
     raise ValueError(f"unknown team member {spec!r}: choose {AGENT_CHOICES}")
 
 

@@ -21,6 +21,17 @@ from commoncause import ROOT
 
 FORMAT = "commoncause-policy-v1"
 DEFAULT_CHECKPOINT = ROOT / "checkpoints" / "normal" / "best.pt"
+"""Common Cause's shipped partner (the default game's ``trained``)."""
+
+
+def shipped_checkpoint(game: str = DEFAULT_GAME, config=None) -> Path:
+    """The shipped policy of a game for a config (default: the game's default config), as
+    its record names it; a ValueError when the game ships none."""
+    record = get_game(game)
+    relative = record.checkpoint(config if config is not None else record.make_config())
+    if relative is None:
+        raise ValueError(f"{record.title} ships no trained policy; name a checkpoint path")
+    return ROOT / relative
 
 
 def build_policy(

@@ -1,18 +1,21 @@
-"""Speed and memory of Common Cause under random legal play, beside peer environments.
+"""Speed and memory of a registered game under random legal play, beside peer environments.
 
-Measures, in one run on one machine:
+Measures, in one run on one machine, for ``--game NAME`` (default ``common_cause``):
 
-- ``common_cause/env``: the PettingZoo AEC loop through ``envs.common_cause.env()`` (the
-  wrapped env users get): ``last()`` builds the observation and the action mask every step,
-  a random legal action is drawn from the mask.
-- ``common_cause/raw_env``: the same loop on ``raw_env()`` (no PettingZoo wrappers).
-- ``common_cause/engine``: the rules engine alone (``legal_actions`` + ``apply``, no
-  observation), for reference.
+- ``NAME/env``: the PettingZoo AEC loop through the game's ``env()`` (the wrapped env users
+  get): ``last()`` builds the observation and the action mask every step, a random legal
+  action is drawn from the mask.
+- ``NAME/raw_env``: the same loop on ``raw_env()`` (no PettingZoo wrappers).
+- ``NAME/engine``: the rules engine alone (``legal_actions`` + ``apply``, no observation),
+  for reference; a game is cut at the game's ``max_moves`` as the env truncates it.
 - the peers of ``bench/peers.py`` where installed (``make peers``).
 
-Each measurement runs ``--repeats`` times for ``--seconds``; mean and median are reported.
-``--memory-steps N`` then plays N random env steps and samples the resident memory every
-N/10 steps (it must stay flat). Run: ``python bench/bench_env.py [--json out.json]``.
+Env keywords: ``--num-players N`` and ``--option key=value`` (repeatable, values read as
+JSON where they parse, e.g. ``--option cut_ins=true --option hands=1``). Each measurement
+runs ``--repeats`` times for ``--seconds``; mean and median are reported. ``--memory-steps
+N`` then plays N random env steps of the same env and samples the resident memory every
+N/10 steps (it must stay flat). Run: ``python bench/bench_env.py [--game dummy_rummy
+--num-players 4] [--json out.json]``.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from peers import format_table, result, run_peers  # noqa: E402
 
-from commoncause.envs.common_cause import GameConfig, GameState, env, raw_env  # noqa: E402
+from commoncause.envs.registry import DEFAULT_GAME, game_names, get_game  # noqa: E402
 
 
 def random_game(e, rng: random.Random):
@@ -71,7 +74,9 @@ def bench_aec(make, name: str, seconds: float, seed: int = 0) -> dict:
 
 
 def bench_engine(seconds: float, seed: int = 0) -> dict:
-    """The engine alone: random legal moves, no observation."""
+    """Common Cause's engine alone: random legal moves, no observation."""
+    from commoncause.envs.common_cause import GameConfig, GameState
+
     config = GameConfig()
     rng = random.Random(seed)
 
@@ -84,6 +89,36 @@ def bench_engine(seconds: float, seed: int = 0) -> dict:
         return steps
 
     return timed("common_cause/engine", seconds, play_game)
+
+
+def bench_game_engine(game_name: str, options: dict, seconds: float, seed: int = 0) -> dict:
+    """Any registered game's engine alone (its ``Game`` record): a random deal, random legal
+    moves, no observation; a game stops at the game's ``max_moves`` (the env's truncation)."""
+    game = get_game(game_name)
+    config = game.make_config(**options)
+    size = game.deck(config).size
+    limit = game.max_moves
+    rng = random.Random(seed)
+
+    def play_game() -> int:
+        deck = list(range(size))
+        rng.shuffle(deck)
+        state = game.new_state(config, deck)
+        steps = 0
+        while not state.is_terminal and steps < limit:
+            state.apply(rng.choice(state.legal_actions()))
+            steps += 1
+        return steps
+
+    return timed(f"{game_name}/engine", seconds, play_game)
+
+
+def env_makers(game_name: str, options: dict):
+    """(env, raw_env) constructors of a registered game with ``options``."""
+    import importlib
+
+    module = importlib.import_module(get_game(game_name).env_module)
+    return (lambda: module.env(**options)), (lambda: module.raw_env(**options))
 
 
 def _memory_mib() -> tuple[float, float]:
@@ -99,9 +134,9 @@ def _memory_mib() -> tuple[float, float]:
     return fields["VmRSS"], fields["VmHWM"]
 
 
-def memory_profile(total_steps: int, seed: int = 0) -> dict:
+def memory_profile(total_steps: int, seed: int = 0, make=None) -> dict:
     """Resident memory in MiB, sampled every total_steps/10 random env steps, and its peak."""
-    e = env()
+    e = (make or env_makers(DEFAULT_GAME, {})[0])()
     rng = random.Random(seed)
     samples = [round(_memory_mib()[0], 1)]
     every = max(1, total_steps // 10)
@@ -130,19 +165,47 @@ def _summary(runs: list[dict]) -> dict:
     }
 
 
+def _options(pairs: list[str]) -> dict:
+    """``key=value`` env keywords; values parse as JSON where they can (``true``, ``1``)."""
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--option takes key=value, got {pair!r}")
+        try:
+            options[key.replace("-", "_")] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key.replace("-", "_")] = value
+    return options
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default=DEFAULT_GAME, choices=game_names())
+    parser.add_argument("--num-players", type=int, help="the env's num_players keyword")
+    parser.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE", help="an env keyword"
+    )
     parser.add_argument("--seconds", type=float, default=10.0, help="seconds per run")
     parser.add_argument("--repeats", type=int, default=3, help="runs per environment")
     parser.add_argument("--memory-steps", type=int, default=1_000_000)
     parser.add_argument("--no-peers", action="store_true", help="skip the peer environments")
     parser.add_argument("--json", type=Path, help="also write the results to this file")
     args = parser.parse_args(argv)
+    options = _options(args.option)
+    if args.num_players is not None:
+        options["num_players"] = args.num_players
+    name = args.game
+    make_env, make_raw = env_makers(name, options)
+    if name == "common_cause" and not options:
+        engine = lambda s, i: bench_engine(s, seed=i)  # noqa: E731
+    else:
+        engine = lambda s, i: bench_game_engine(name, options, s, seed=i)  # noqa: E731
 
     ours = [
-        lambda s, i: bench_aec(env, "common_cause/env", s, seed=i),
-        lambda s, i: bench_aec(raw_env, "common_cause/raw_env", s, seed=i),
-        lambda s, i: bench_engine(s, seed=i),
+        lambda s, i: bench_aec(make_env, f"{name}/env", s, seed=i),
+        lambda s, i: bench_aec(make_raw, f"{name}/raw_env", s, seed=i),
+        engine,
     ]
     results = [_summary([bench(args.seconds, i) for i in range(args.repeats)]) for bench in ours]
     if not args.no_peers:
@@ -154,16 +217,19 @@ def main(argv: list[str] | None = None) -> int:
     ratios = {
         r["name"]: round(ours_env / r["steps_per_s"], 2) for r in results[3:] if "skipped" not in r
     }
-    for name, ratio in ratios.items():
-        print(f"common_cause/env steps/s vs {name}: {ratio}x")
+    for peer, ratio in ratios.items():
+        print(f"{results[0]['name']} steps/s vs {peer}: {ratio}x")
     report = {
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
+        "game": name,
+        "options": options,
         "seconds_per_run": args.seconds,
+        "load_average": [round(x, 2) for x in os.getloadavg()],
         "results": results,
         "ratios_env_vs_peer": ratios,
     }
     if args.memory_steps:
-        report["memory"] = memory_profile(args.memory_steps)
+        report["memory"] = memory_profile(args.memory_steps, make=make_env)
         mem = report["memory"]
         print(
             f"memory over {mem['steps']:,} env steps: RSS MiB {mem['rss_mib_samples']} "

@@ -487,6 +487,22 @@ def run_export(args: argparse.Namespace) -> int:
     return 0
 
 
+# -------------------------------------------------------------------- serve
+
+
+def _serve_arguments(p: argparse.ArgumentParser) -> None:
+    from commoncause.web import app
+
+    app.add_arguments(p)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Serve the browser front and its HTTP API (FastAPI on uvicorn)."""
+    from commoncause.web import app
+
+    return app.run(args)
+
+
 # ----------------------------------------------------------------- registry
 
 SUBCOMMANDS: dict[str, Subcommand] = {
@@ -534,6 +550,11 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         help="measure a team's signalling and listening through discards (report + plots)",
         add_arguments=_analyze_arguments,
         run=run_analyze,
+    ),
+    "serve": Subcommand(
+        help="play in the browser: a web page and an HTTP API (every game recorded)",
+        add_arguments=_serve_arguments,
+        run=run_serve,
     ),
 }
 

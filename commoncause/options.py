@@ -71,13 +71,22 @@ def add_game_arguments(p: argparse.ArgumentParser, game_name: str | None = None)
     levels = getattr(config_type, "LEVELS", None)
     if levels:
         p.add_argument("--level", default=None, help=f"{', '.join(levels)} (default normal)")
+    own = set(p._option_string_actions)  # the command's own flags win (calibrate's --target)
+    added = []
     for field in dataclasses.fields(config_type):
+        if _flag(field.name) in own:
+            continue
+        added.append(field.name)
         if field.type in ("bool", bool):
-            p.add_argument(_flag(field.name), action="store_true", default=None,
-                           help=f"variant: {field.name.replace('_', ' ')}")  # fmt: skip
+            state = "on" if field.default else "off"
+            p.add_argument(_flag(field.name), action=argparse.BooleanOptionalAction, default=None,
+                           help=f"variant: {field.name.replace('_', ' ')} (default {state})")  # fmt: skip
         else:
-            p.add_argument(_flag(field.name), type=int, default=None,
-                           help=f"rules option {field.name} (an int)")  # fmt: skip
+            word = field.type in ("str", str)
+            kind = "a word" if word else "an int"
+            p.add_argument(_flag(field.name), type=str if word else int, default=None,
+                           help=f"rules option {field.name} ({kind}, default {field.default})")  # fmt: skip
+    p.set_defaults(game_fields=tuple(added))
     for alias, (field_name, value) in getattr(config_type, "CLI_ALIASES", {}).items():
         p.add_argument(_flag(alias), action="store_const", const=value, dest=field_name,
                        help=f"same as {_flag(field_name)} {value}")  # fmt: skip
@@ -86,10 +95,11 @@ def add_game_arguments(p: argparse.ArgumentParser, game_name: str | None = None)
 def game_options(args: argparse.Namespace) -> dict[str, Any]:
     """The rules options given on the command line (only those given)."""
     game = get_game(args.game)
+    flags = getattr(args, "game_fields", None)  # those add_game_arguments declared
     options = {
         f.name: getattr(args, f.name)
         for f in dataclasses.fields(game.config_type)
-        if getattr(args, f.name, None) is not None
+        if getattr(args, f.name, None) is not None and (flags is None or f.name in flags)
     }
     if getattr(args, "level", None) is not None:
         options["level"] = args.level

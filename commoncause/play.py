@@ -286,7 +286,7 @@ def start(args, console: Console) -> Terminal:
     if args.partner:
         others, note = other_seats(args.partner, n), None
     else:
-        spec, note = default_partner(game.name)
+        spec, note = default_partner(game.name, config)
         others = [spec] * (n - 1)
     seats = others[:seat] + [args.player] + others[seat:]
     session = PlaySession.new(config, seats, args.seed, args.record_dir, game.name)

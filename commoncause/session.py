@@ -42,21 +42,25 @@ class BadInput(Exception):
 # --------------------------------------------------------------------------- agents
 
 
-def default_partner(game_name: str = DEFAULT_GAME) -> tuple[str, str | None]:
-    """The default partner or opponent spec for a game, and a note when it falls back to
-    the baseline (the shipped checkpoint is the default game's)."""
-    from commoncause.agents.trained import DEFAULT_CHECKPOINT
+def default_partner(game_name: str = DEFAULT_GAME, config: Any = None) -> tuple[str, str | None]:
+    """The default partner or opponent spec for a game and config: its shipped policy
+    (``trained`` for the default config, else the checkpoint's path), or the baseline with a
+    note when none is shipped."""
+    from commoncause.agents.trained import shipped_checkpoint
 
-    if game_name != DEFAULT_GAME:
-        title = get_game(game_name).title
-        return "baseline", f"note: no trained {title} player yet; playing the baseline"
-    if DEFAULT_CHECKPOINT.is_file():
-        return "trained", None
+    record = get_game(game_name)
     try:
-        shown = DEFAULT_CHECKPOINT.relative_to(Path.cwd())
+        path = shipped_checkpoint(game_name, config)
+    except ValueError:  # the game names no checkpoint
+        return "baseline", f"note: no trained {record.title} player yet; playing the baseline"
+    if path.is_file():
+        return ("trained" if path == shipped_checkpoint(game_name) else str(path)), None
+    try:
+        shown = path.relative_to(Path.cwd())
     except ValueError:
-        shown = DEFAULT_CHECKPOINT
-    return "baseline", f"note: no trained partner yet ({shown} not found); playing the baseline"
+        shown = path
+    who = "partner" if record.team else f"{record.title} player"
+    return "baseline", f"note: no trained {who} yet ({shown} not found); playing the baseline"
 
 
 def one_line(message: str) -> str:

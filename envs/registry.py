@@ -2,8 +2,8 @@
 
 Adding a game is one folder under ``envs/`` (rules, actions, observer, notation, render,
 baseline, ``game.py`` with its :class:`~commoncause.envs.core.game.Game` record, and the
-PettingZoo spec module ``<name>.py``) plus one line in ``GAMES``. Records load lazily, so naming a game
-imports only that game's engine.
+PettingZoo spec module ``<name>.py``) plus one line in ``GAMES``. Records load lazily, so
+naming a game imports only that game's engine.
 
 PettingZoo registration: ``pettingzoo.make("aec", "commoncause/common_cause-v0")`` works in
 either import order. The ids are registered with string entry points (nothing of ours

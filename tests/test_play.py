@@ -470,7 +470,7 @@ def dummy_game(tmp_path_factory):
     """A hand of Dummy rummy for four: a person typing 1 against three default agents."""
     folder = tmp_path_factory.mktemp("dummy")
     child = spawn(*dummy_args(folder))
-    child.expect("no trained Dummy rummy player yet; playing the baseline")
+    child.expect("no trained Dummy rummy player yet.*playing the baseline")
     child.expect("the other players: baseline")
     answered, screens, done = play_to_end(child)
     child.close()

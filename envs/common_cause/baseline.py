@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_left
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
+from typing import ClassVar
 
 from .actions import (
     ACTIONS,
@@ -49,6 +50,7 @@ from .actions import (
     STARTS,
     SWAP,
 )
+from ..core.options import AgentOptions
 from .cards import HIGH_ACE_POSITION, JOKER, N_STANDARD
 from .rules import DRAW_PHASE
 from .seat import SeatView
@@ -80,7 +82,7 @@ _COMPLETION_CARDS = [frozenset(c for _, c, _, _ in options) for options in COMPL
 
 
 @dataclass(frozen=True)
-class BaselineOptions:
+class BaselineOptions(AgentOptions):
     start_choice: str = "best"
     """"best": most unseen completing cards; "first": the first legal start."""
     jokers: str = "hold"
@@ -92,35 +94,13 @@ class BaselineOptions:
     discard: str = "links"
     """"links": after the message rule, the least linked real card; "random": any card."""
 
-    CHOICES = {
+    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {
         "start_choice": ("best", "first"),
         "jokers": ("eager", "hold"),
         "take_discard": ("always", "direct", "no_start"),
         "discard": ("links", "random"),
     }
 
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if value not in self.CHOICES[f.name]:
-                allowed = ", ".join(self.CHOICES[f.name])
-                raise ValueError(f"baseline option {f.name}={value!r}: choose one of {allowed}")
-
-    @classmethod
-    def parse(cls, text: str) -> BaselineOptions:
-        """From ``"jokers=hold;start_choice=first"`` (';' or '+' separated)."""
-        kwargs = {}
-        for item in text.replace("+", ";").split(";"):
-            if not item:
-                continue
-            key, sep, value = item.partition("=")
-            if not sep or key not in cls.CHOICES:
-                raise ValueError(
-                    f"baseline option {item!r}: write name=value with a name among "
-                    f"{', '.join(cls.CHOICES)}"
-                )
-            kwargs[key] = value
-        return cls(**kwargs)
 
 
 class BaselineAgent:

@@ -15,8 +15,10 @@ Each choice is an option (``baseline:<option>=<value>[;...]``):
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
+from typing import ClassVar
 
+from ..core.options import AgentOptions
 from .actions import (
     CONTRACTS,
     CUTIN_PASS,
@@ -34,43 +36,19 @@ from .actions import (
 from .rules import CUTIN_PHASE, DRAW_PHASE
 from .seat import SeatView
 
-_CHOICES = {
-    "take_discard": ("useful", "never"),
-    "wild_layoffs": ("yes", "no"),
-    "discard": ("useless", "costly"),
-    "cut_in": ("useful", "never"),
-}
-
-
 @dataclass(frozen=True)
-class BaselineOptions:
+class BaselineOptions(AgentOptions):
     take_discard: str = "useful"
     wild_layoffs: str = "yes"
     discard: str = "useless"
     cut_in: str = "useful"
 
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if value not in _CHOICES[f.name]:
-                raise ValueError(
-                    f"baseline option {f.name} must be one of {', '.join(_CHOICES[f.name])}, "
-                    f"got {value!r}"
-                )
-
-    @classmethod
-    def parse(cls, text: str) -> BaselineOptions:
-        """``"take_discard=never;discard=costly"`` -> options; ValueError names a bad one."""
-        values: dict[str, str] = {}
-        for part in filter(None, (p.strip() for p in text.split(";"))):
-            name, sep, value = part.partition("=")
-            if not sep or name.strip() not in _CHOICES:
-                raise ValueError(
-                    f"unknown baseline option {part!r}: use <option>=<value> with one of "
-                    f"{', '.join(_CHOICES)}"
-                )
-            values[name.strip()] = value.strip()
-        return cls(**values)
+    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {
+        "take_discard": ("useful", "never"),
+        "wild_layoffs": ("yes", "no"),
+        "discard": ("useless", "costly"),
+        "cut_in": ("useful", "never"),
+    }
 
 
 def usefulness(card: int, hand: list[int], contract_index: int) -> float:

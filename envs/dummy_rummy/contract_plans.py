@@ -82,12 +82,163 @@ def _plans(groups: tuple[Group, ...], counts: tuple[int, ...]) -> Iterator[list[
     return extend(0, [])
 
 
-@functools.lru_cache(maxsize=1 << 16)
+# Nearly every hit is a hand met again within a few turns: a small cache keeps them all,
+# and memory stays flat over a long run.
+@functools.lru_cache(maxsize=1 << 10)
 def legal_steps(
     counts: tuple[int, ...], wilds: int, hand_size: int, groups: tuple[Group, ...]
 ) -> frozenset[Step]:
     """The placements after which the contract can still be completed this turn; empty if
-    it cannot be completed at all (or is complete)."""
+    it cannot be completed at all (or is complete).
+
+    The plans are searched group by group with the feasibility test applied to each partial
+    plan: the wild cards a plan lacks never fall as groups are added, and Hall's condition
+    over a part of the groups is part of the condition over all of them, so a partial plan
+    that fails has no completion that passes (``slow_legal_steps`` enumerates every plan and
+    gives the same answer)."""
+    remaining = sum(size - (len(p) if not s else p) for s, size, _, p, _ in groups)
+    if remaining == 0 or remaining > hand_size - 1:
+        return frozenset()
+    # each group's targets that pass the test alone (a plan with one that fails it fails)
+    options = []
+    alone: dict[Group, list[tuple]] = {}
+    for g in groups:
+        if g not in alone:
+            alone[g] = _feasible_alone(g, counts, wilds)
+            if not alone[g]:
+                return frozenset()
+        options.append(alone[g])
+    ng = len(groups)
+    demand = [0] * 14  # by rank; index 13 (also -1): the slots only a wild card fills
+    lacking: list[frozenset[int] | None] = [None] * ng
+    plan: list[tuple] = [None] * ng  # type: ignore[list-item]
+    steps: set[Step] = set()
+
+    def extend(i: int, short: int) -> None:
+        if i == ng:
+            _add_steps(groups, plan, counts, wilds, demand, lacking, short, steps)
+            return
+        group_lacks = not groups[i][4]
+        for option in options[i]:
+            items, ranks = option[1], option[2]
+            more = short
+            for r, k in items:
+                if r < 0:
+                    more += k
+                else:
+                    c, d = counts[r], demand[r]
+                    more += k - ((c if c < d + k else d + k) - (c if c < d else d))
+            if more > wilds:
+                continue
+            if group_lacks and not _hall_with(counts, lacking, i, ranks):
+                continue
+            for r, k in items:
+                demand[r] += k
+            lacking[i] = ranks if group_lacks else None
+            plan[i] = option
+            extend(i + 1, more)
+            for r, k in items:
+                demand[r] -= k
+            lacking[i] = None
+
+    extend(0, 0)
+    return frozenset(steps)
+
+
+def _feasible_alone(group: Group, counts: tuple[int, ...], wilds: int) -> list[tuple]:
+    """The group's ``_options`` whose targets pass the feasibility test on their own."""
+    out = []
+    is_set, _, rank, _, has_natural = group
+    for option in _options(group):
+        if is_set and rank < 0 and not counts[option[0]]:
+            continue  # a set's rank is one the hand holds (``_targets``)
+        short = 0  # the slots its natural cards leave to wild cards
+        for r, k in option[1]:
+            short += k if r < 0 else k - min(counts[r], k)
+        if short > wilds:
+            continue
+        if not has_natural and sum(counts[r] for r in option[2]) < 1:
+            continue
+        out.append(option)
+    return out
+
+
+def _hall_with(counts, lacking, i: int, ranks: frozenset[int]) -> bool:
+    """Hall's condition for every subset of the lacking groups before ``i`` joined with a
+    new lacking group of slot ranks ``ranks`` (the subsets without it passed before)."""
+    before = [x for x in lacking[:i] if x is not None]
+    for k in range(len(before) + 1):
+        for chosen in combinations(before, k):
+            union = ranks.union(*chosen)
+            if sum(counts[r] for r in union) < k + 1:
+                return False
+    return True
+
+
+def _hall(counts, sets: list[frozenset[int]]) -> bool:
+    for k in range(1, len(sets) + 1):
+        for chosen in combinations(sets, k):
+            if sum(counts[r] for r in frozenset().union(*chosen)) < k:
+                return False
+    return True
+
+
+def _add_steps(groups, plan, counts, wilds, demand, lacking, short, steps) -> None:
+    """The steps of a feasible plan (``short``: the wild cards it needs): a natural card
+    keeps what it needs; a wild card may take a slot a natural card would have filled."""
+    for gi, group in enumerate(groups):
+        is_set = group[0]
+        target, _, _, step_slots, rests = plan[gi]
+        others = [x for gj, x in enumerate(lacking) if gj != gi and x is not None]
+        for position, rank in step_slots:
+            if rank >= 0 and counts[rank]:  # a natural card of the slot's rank
+                step = ("set", gi, rank) if is_set else ("run", gi, position, True)
+                if step not in steps:
+                    after = counts[:rank] + (counts[rank] - 1,) + counts[rank + 1 :]
+                    if _hall(after, others):
+                        steps.add(step)
+            if wilds:  # a wild card
+                step = ("set", gi, -1) if is_set else ("run", gi, position, False)
+                if step in steps:
+                    continue
+                # without this slot the plan lacks one wild card fewer, unless its rank's
+                # natural cards covered all the rank's slots (one of them is now spare)
+                need = short if rank >= 0 and counts[rank] >= demand[rank] else short - 1
+                if need > wilds - 1:
+                    continue
+                own = [] if group[4] else [rests[position]]
+                if _hall(counts, others + own):
+                    steps.add(step)
+
+
+@functools.lru_cache(maxsize=1 << 8)  # kept small: memory stays flat over long runs
+def _options(group: Group) -> tuple[tuple, ...]:
+    """Per target of the group (a set: every natural rank; filtered by the hand in the
+    search): (target, its slots' demand as (rank, count) pairs, the ranks of its slots,
+    its next-step slots, the ``_rest`` ranks by position)."""
+    is_set, size, rank, placed, _ = group
+    if is_set:
+        targets = [rank] if rank >= 0 else list(NATURAL_RANKS)
+    else:
+        targets = run_windows(size, placed)
+    out = []
+    for target in targets:
+        ranks = _slots(group, target)
+        demand: dict[int, int] = {}
+        for r in ranks:
+            demand[r] = demand.get(r, 0) + 1
+        step_slots = tuple(_step_slots(group, target))
+        rests = {pos: frozenset(_rest(group, target, pos)) for pos, _ in step_slots}
+        lack = frozenset(r for r in ranks if r >= 0)
+        out.append((target, tuple(demand.items()), lack, step_slots, rests))
+    return tuple(out)
+
+
+def slow_legal_steps(
+    counts: tuple[int, ...], wilds: int, hand_size: int, groups: tuple[Group, ...]
+) -> frozenset[Step]:
+    """``legal_steps`` by enumerating every plan (the reference the search is tested
+    against)."""
     remaining = sum(size - (len(p) if not s else p) for s, size, _, p, _ in groups)
     if remaining == 0 or remaining > hand_size - 1:
         return frozenset()
@@ -143,5 +294,7 @@ def _rest(group: Group, target: int, position: int) -> set[int]:
     if is_set:
         return {target} if size - placed > 1 else set()
     return {
-        rank_at(p) for p in range(target, target + size) if p not in placed and p not in (2, position)
+        rank_at(p)
+        for p in range(target, target + size)
+        if p not in placed and p not in (2, position)
     }

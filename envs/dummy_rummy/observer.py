@@ -30,6 +30,9 @@ scalars             16        see ``SCALARS``
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left
+
 import numpy as np
 
 from ..core.cards import N_CARD_TYPES
@@ -80,118 +83,255 @@ OBS_SIZE = _at
 STATE_SIZE = OBS_SIZE + MAX_SEATS * N_CARD_TYPES + N_CARD_TYPES + MAX_SEATS
 
 
-class Observer:
-    """The observation of one seat. Entries are gathered as (index, value) pairs and summed
-    in one ``bincount``; nothing is cached (a state changes in place)."""
+_HAND = OFFSET["hand"]
+_MELDS = OFFSET["melds"]
+_MELDS_END = _MELDS + MAX_SEATS * MAX_GROUPS * MELD_WIDTH
+_CONTRACTS, _SEATS = OFFSET["contracts"], OFFSET["seats"]
+_LOG = OFFSET["discarded_by"]  # discarded_by, taken_by, in_pile: one slice
+_BY, _TAKEN = 0, OFFSET["taken_by"] - _LOG
+_PILE = OFFSET["in_pile"] - _LOG
+_LOG_END = OFFSET["in_pile"] + N_CARD_TYPES
+_TOP, _RECENT, _SCALARS = OFFSET["top_discard"], OFFSET["recent_discards"], OFFSET["scalars"]
+_SEATS_END = OFFSET["discarded_by"]
+# the scalars set at each encode (the others change only with the pile or the hand number)
+_SCALAR_RANGE = tuple(_SCALARS + i for i in (0, 1, 2, 3, 4, 5, 14, 12))
+_N_CONTRACTS = len(CONTRACTS)
+_CONTRACT_CARDS = tuple(c.cards for c in CONTRACTS)
 
-    __slots__ = ("player",)
+
+class Observer:
+    """The observation of one seat.
+
+    It keeps its own caches of the public planes, which change only when a card is
+    discarded, taken or placed, and brings them up to date at each ``encode`` from what
+    changed since it last looked (the state is never asked to keep them): the discard-log
+    planes (``discarded_by``, ``taken_by``, ``in_pile``) follow the log as it grows and as
+    pile cards are taken back or turned into the stock; the meld planes are looked at only
+    when a card reaches the table, and only the melds that grew are written again; the
+    contracts and seats (but hand sizes) when a contract is laid, a cut-in taken or a hand
+    ends. A new game (another state object, a clone included) or a new hand (a new log, a
+    new table) starts them afresh. Each ``encode`` returns a new array."""
+
+    __slots__ = ("player", "_state", "_public", "_log", "_seen", "_open", "_counts",
+                 "_discards", "_table", "_table_cards", "_meld_sizes", "_my_placed",
+                 "_seats_key")  # fmt: skip
 
     def __init__(self, player: int) -> None:
         self.player = player
+        self._state: GameState | None = None
+        self._log: list | None = None
+        self._table: list | None = None
 
     def encode(self, state: GameState) -> np.ndarray:
         me, n = self.player, state.n
+        if state is not self._state:
+            self._state = state
+            self._log = self._table = self._seats_key = None
+            self._public = np.zeros(OBS_SIZE, dtype=np.float32)
+        public = self._public
+        log = state.discard_log
+        if log is not self._log or len(log) != self._seen or state.discard_entry != self._open:
+            self._pile_planes(state, me, n, public)
+        self._melds(state, me, n, public)
+        laid, turns = state.laid, state.turns
+        key = (state.hand_no, tuple(laid), tuple(state.cutins_used),
+               tuple([t < turns for t in state.laid_turn]))  # fmt: skip
+        if key != self._seats_key:
+            self._seats_key = key
+            self._seats(state, me, n, public)
+        obs = public.copy()
+        # the rest: (index, value) pairs set in one go (every value already in [0, 1])
         idx: list[int] = []
         val: list[float] = []
-        add_i, add_v = idx.append, val.append
-        hand = OFFSET["hand"]
+        held: dict[int, int] = {}
         for c in state.hands[me]:
-            add_i(hand + TYPE_OF[c])
-            add_v(0.25)
-        melds = OFFSET["melds"]
-        for m in state.melds:
-            base = melds + (((m.owner - me) % n) * MAX_GROUPS + m.group) * MELD_WIDTH
-            wild = 0
-            if m.is_set:
-                if m.rank >= 0:
-                    add_i(base + 32 + m.rank)
-                    add_v(1.0)
-                wild = sum(IS_WILD[TYPE_OF[c]] for c in m.cards)
-            else:
-                for pos, c in m.slots.items():
-                    add_i(base + 3 + pos)
-                    add_v(1.0)
-                    if IS_WILD[TYPE_OF[c]]:
-                        add_i(base + 17 + pos)
-                        add_v(1.0)
-                        wild += 1
-            idx += (base, base + 1, base + 2, base + 3, base + 45, base + 46)
-            val += (1.0, m.is_set, len(m) >= m.size, m.size / 10, m.naturals / 8, wild / 8)
+            t = TYPE_OF[c]
+            held[t] = held.get(t, 0) + 1
+        for t, k in held.items():
+            idx.append(_HAND + t)
+            val.append(k * 0.25)
+        hands = state.hands
         for s in range(n):
-            r = (s - me) % n
-            base = OFFSET["contracts"] + r * 14
-            if state.contract[s] < len(CONTRACTS):
-                add_i(base + state.contract[s])
-                add_v(1.0)
-            idx += (base + 12, base + 13)
-            val += (state.laid[s], state.laid[s] and state.laid_turn[s] < state.turns)
-            base = OFFSET["seats"] + r * 5
-            idx += range(base, base + 5)
-            val += (
-                1.0,
-                len(state.hands[s]) / 30,
-                state.totals[s] / 1000,
-                state.completed[s] / 12,
-                state.cutins_used[s] / 2,
-            )
-        log = state.discard_log
-        by, taken_by = OFFSET["discarded_by"], OFFSET["taken_by"]
-        discards = 0
-        for card, who, taken in log:
-            t = TYPE_OF[card]
-            if who >= 0:
-                add_i(by + ((who - me) % n) * N_CARD_TYPES + t)
-                add_v(0.25)
-                discards += 1
-            if taken >= 0:
-                add_i(taken_by + ((taken - me) % n) * N_CARD_TYPES + t)
-                add_v(0.25)
-        pile = OFFSET["in_pile"]
-        for c in state.discard:
-            add_i(pile + TYPE_OF[c])
-            add_v(0.125)
-        if state.discard:
-            add_i(OFFSET["top_discard"] + TYPE_OF[state.discard[-1]])
-            add_v(1.0)
-        for k, i in enumerate(range(len(log) - 1, max(len(log) - 1 - RECENT, -1), -1)):
-            card, who, taken = log[i]
-            base = OFFSET["recent_discards"] + k * RECENT_WIDTH
-            add_i(base + TYPE_OF[card])
-            add_v(1.0)
-            if who >= 0:
-                add_i(base + N_CARD_TYPES + (who - me) % n)
-                add_v(1.0)
-            add_i(base + N_CARD_TYPES + MAX_SEATS)
-            add_v(taken >= 0)
-        s = OFFSET["scalars"]
-        cfg = state.config
-        acting = state.current == me and not state.is_terminal
+            idx.append(_SEATS + ((s - me) % n) * 5 + 1)
+            val.append(len(hands[s]) / 30)
+        terminal = state.result is not None
+        phase = state.phase
+        acting = state.current == me and not terminal
         placed = 0.0
-        if not state.laid[me] and state.contract[me] < len(CONTRACTS):
-            left = state.contract_of(me).cards - sum(len(m) for m in state.melds if m.owner == me)
-            placed = left / 10
-        idx += range(s, s + 16)
+        contract = state.contract[me]
+        if not laid[me] and contract < _N_CONTRACTS:
+            placed = (_CONTRACT_CARDS[contract] - self._my_placed) / 10
+        idx += _SCALAR_RANGE
         val += (
             len(state.stock) / DECK.size,
-            state.phase == DRAW_PHASE and not state.is_terminal,
-            state.phase == PLACE_PHASE and not state.is_terminal,
-            state.phase == CUTIN_PHASE and not state.is_terminal,
+            phase == DRAW_PHASE and not terminal,
+            phase == PLACE_PHASE and not terminal,
+            phase == CUTIN_PHASE and not terminal,
             acting,
             acting and state.building,
-            state.hand_no / 12,
-            n == 2,
-            n == 3,
-            n == 4,
-            cfg.cut_ins,
-            cfg.reward == "win",
-            state.turn_owner == me and state.phase == CUTIN_PHASE,
-            discards / 64,
             placed,
-            0.0,
+            state.turn_owner == me and phase == CUTIN_PHASE,
         )
-        obs = np.bincount(idx, weights=val, minlength=OBS_SIZE).astype(np.float32)
-        np.clip(obs, 0.0, 1.0, out=obs)
+        obs[np.frombuffer(array("q", idx), np.int64)] = np.frombuffer(array("f", val), np.float32)
         return obs
+
+    # ----------------------------------------------------------------------------------
+    def _seats(self, state: GameState, me: int, n: int, public: np.ndarray) -> None:
+        """Contracts, seats (but hand sizes) and the scalars fixed within a hand."""
+        public[_CONTRACTS:_SEATS_END] = 0.0
+        contract, laid, laid_turn, turns = state.contract, state.laid, state.laid_turn, state.turns
+        for s in range(n):
+            r = (s - me) % n
+            base = _CONTRACTS + r * 14
+            if contract[s] < _N_CONTRACTS:
+                public[base + contract[s]] = 1.0
+            if laid[s]:
+                public[base + 12] = 1.0
+                if laid_turn[s] < turns:
+                    public[base + 13] = 1.0
+            base = _SEATS + r * 5
+            public[base] = 1.0
+            public[base + 2] = min(state.totals[s] / 1000, 1.0)
+            public[base + 3] = state.completed[s] / 12
+            public[base + 4] = state.cutins_used[s] / 2
+        cfg = state.config
+        at = _SCALARS
+        public[at + 6] = min(state.hand_no / 12, 1.0)
+        public[at + 7 : at + 12] = (n == 2, n == 3, n == 4, cfg.cut_ins, cfg.reward == "win")
+
+    def _pile_planes(self, state: GameState, me: int, n: int, public: np.ndarray) -> None:
+        """The discard-log planes, the top discard, the recent discards and the discard
+        count, written into ``public``."""
+        self._log_planes(state, me, n, public)
+        public[_TOP:_SCALARS] = 0.0  # top_discard, recent_discards
+        discard = state.discard
+        if discard:
+            public[_TOP + TYPE_OF[discard[-1]]] = 1.0
+        log = state.discard_log
+        last = len(log) - 1
+        for k in range(min(RECENT, last + 1)):
+            card, who, taken = log[last - k]
+            base = _RECENT + k * RECENT_WIDTH
+            public[base + TYPE_OF[card]] = 1.0
+            if who >= 0:
+                public[base + N_CARD_TYPES + (who - me) % n] = 1.0
+            if taken >= 0:
+                public[base + N_CARD_TYPES + MAX_SEATS] = 1.0
+        public[_SCALARS + 13] = min(self._discards / 64, 1.0)
+
+    # ----------------------------------------------------------------------------------
+    def _log_planes(self, state: GameState, me: int, n: int, public: np.ndarray) -> None:
+        """``discarded_by``, ``taken_by`` and ``in_pile``, brought up to date in ``public``
+        from the counts behind them (``self._counts``, by entry of the three planes).
+
+        A log entry's "taken" is -1 exactly while its card lies in the pile (the entries of
+        ``state.discard_entry``, ascending); it becomes a seat when the card is taken back,
+        -2 when the pile is turned into the stock, and never changes again. So the entries
+        to look at again are those that left the pile since the last look."""
+        log = state.discard_log
+        if log is not self._log:
+            self._log = log
+            self._seen = 0
+            self._open = []
+            self._counts = [0] * (_LOG_END - _LOG)
+            self._discards = 0
+            public[_LOG:_LOG_END] = 0.0
+        seen, old, cur = self._seen, self._open, state.discard_entry
+        counts = self._counts
+        changed: list[int] = []
+        k = bisect_left(cur, seen)  # pile entries already seen: a subset of ``old``
+        if old[:k] == cur[:k]:
+            left = old[k:]
+        else:  # the pile was turned into the stock
+            keep = set(cur[:k])
+            left = [e for e in old if e not in keep]
+        for e in left:
+            card, _, taken = log[e]
+            t = TYPE_OF[card]
+            counts[_PILE + t] -= 1
+            changed.append(_PILE + t)
+            if taken >= 0:
+                i = _TAKEN + ((taken - me) % n) * N_CARD_TYPES + t
+                counts[i] += 1
+                changed.append(i)
+        for e in range(seen, len(log)):
+            card, who, taken = log[e]
+            t = TYPE_OF[card]
+            if who >= 0:
+                i = _BY + ((who - me) % n) * N_CARD_TYPES + t
+                counts[i] += 1
+                changed.append(i)
+                self._discards += 1
+            if taken >= 0:
+                i = _TAKEN + ((taken - me) % n) * N_CARD_TYPES + t
+                counts[i] += 1
+                changed.append(i)
+            elif taken == -1:
+                counts[_PILE + t] += 1
+                changed.append(_PILE + t)
+        for i in changed:  # by and taken: count / 4; the pile: count / 8; at most 1
+            value = counts[i] * (0.125 if i >= _PILE else 0.25)
+            public[_LOG + i] = value if value < 1.0 else 1.0
+        self._seen = len(log)
+        self._open = list(cur)
+
+    def _melds(self, state: GameState, me: int, n: int, public: np.ndarray) -> None:
+        """The meld planes, kept in ``public``: looked at only when a card has reached the
+        table (the cards on the table are those in no hand, stock or pile), and then only
+        the melds that grew are written again (a meld only grows: its entries never go)."""
+        table = state.melds
+        on_table = DECK.size - len(state.stock) - len(state.discard)
+        for h in state.hands:
+            on_table -= len(h)
+        if table is self._table and on_table == self._table_cards:
+            return
+        if table is not self._table:
+            self._table = table
+            self._meld_sizes = {}
+            public[_MELDS:_MELDS_END] = 0.0
+        sizes = self._meld_sizes
+        mine = 0
+        idx: list[int] = []
+        val: list[float] = []
+        for m in table:
+            size = len(m)
+            if sizes.get(m) != size:
+                sizes[m] = size
+                _meld_part(m, me, n, idx, val)
+            if m.owner == me:
+                mine += size
+        if idx:
+            public[idx] = val
+        self._table_cards = on_table
+        self._my_placed = mine
+
+
+def _meld_part(m, me: int, n: int, idx: list[int], val: list[float]) -> None:
+    """Append a meld's entries in the observation (indices, values in [0, 1])."""
+    base = _MELDS + (((m.owner - me) % n) * MAX_GROUPS + m.group) * MELD_WIDTH
+    wild = 0
+    if m.is_set:
+        if m.rank >= 0:
+            idx.append(base + 32 + m.rank)
+            val.append(1.0)
+        wild = sum(IS_WILD[TYPE_OF[c]] for c in m.cards)
+    else:
+        for pos, c in m.slots.items():
+            idx.append(base + 3 + pos)
+            val.append(1.0)
+            if IS_WILD[TYPE_OF[c]]:
+                idx.append(base + 17 + pos)
+                val.append(1.0)
+                wild += 1
+    idx += (base, base + 1, base + 2, base + 3, base + 45, base + 46)
+    val += (
+        1.0,
+        1.0 if m.is_set else 0.0,
+        1.0 if len(m) >= m.size else 0.0,
+        m.size / 10,
+        min(m.naturals / 8, 1.0),
+        min(wild / 8, 1.0),
+    )
 
 
 def encode(state: GameState, player: int) -> np.ndarray:

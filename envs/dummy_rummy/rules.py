@@ -24,6 +24,7 @@ from .actions import (
     DRAW_STOCK,
     HIGH_ACE,
     IS_WILD,
+    N_ACTIONS,
     TYPE_OF,
     WILD_TYPES,
     Contract,
@@ -38,6 +39,11 @@ from .actions import (
 from .contract_plans import legal_steps
 
 HAND_SIZE = 13
+_RANK_OF: tuple[int, ...] = tuple(-1 if IS_WILD[t] else t % 13 for t in range(N_CARD_TYPES))
+"""A card type's natural rank, -1 for a wild card (a lookup for the hot paths)."""
+_GROUPS = tuple(c.groups for c in CONTRACTS)
+_DECODED = tuple(decode(a) for a in range(N_ACTIONS))  # ActionInfo is frozen: shared
+_NOTHING: frozenset[int] = frozenset()
 DRAW_PHASE, PLACE_PHASE, CUTIN_PHASE = 0, 1, 2
 MAX_CUTINS = 2
 CUTIN_CARDS = 3
@@ -301,52 +307,68 @@ class GameState:
                 legal.append(DRAW_DISCARD)
             return legal
         types = self.hand_types(p)
-        legal: list[int] = []
+        held = set(types)
         if not self.laid[p]:
-            legal.extend(self._meld_steps(p, types))
+            legal = self._meld_steps(p, types)
             if self.building:
                 return legal  # a contract begun is finished before anything else
-        elif self.laid_turn[p] < self.turns and len(types) > 1:  # reading 2
-            legal.extend(self._layoffs(p, types))
-        legal.extend(self._discards(p, types))
+        elif self.laid_turn[p] < self.turns:  # reading 2: lay-offs from the next turn on
+            places, by_rank = self._open_places()
+            n = self.n
+            legal = []
+            free = []  # reading 1: a card that could be laid off is not discarded
+            for t in held:
+                fitting = places if IS_WILD[t] else by_rank.get(t % 13, ())
+                if not fitting:
+                    free.append(t)
+                elif len(types) > 1:
+                    legal.extend(
+                        layoff_action((m.owner - p) % n, m.group, e, t) for m, e in fitting
+                    )
+            legal.extend(DISCARD_BASE + t for t in (free or held))
+            return legal
+        else:
+            legal = []
+        legal.extend(DISCARD_BASE + t for t in held)
         return legal
 
     def _meld_steps(self, p: int, types: list[int]) -> list[int]:
         counts = [0] * 13
+        by_rank: dict[int, list[int]] = {}  # natural card types held, by rank
+        wild_types: list[int] = []
+        for t in set(types):
+            r = _RANK_OF[t]
+            if r < 0:
+                wild_types.append(t)
+            else:
+                by_rank.setdefault(r, []).append(t)
         wilds = 0
         for t in types:
-            if IS_WILD[t]:
+            r = _RANK_OF[t]
+            if r < 0:
                 wilds += 1
             else:
-                counts[t % 13] += 1
+                counts[r] += 1
         groups = []
-        contract = self.contract_of(p)
-        for g, (is_set, size) in enumerate(contract.groups):
+        for g, (is_set, size) in enumerate(_GROUPS[self.contract[p]]):
             meld = self.meld_at.get((p, g))
             if meld is None:
-                groups.append((is_set, size, -1, 0 if is_set else frozenset(), False))
+                groups.append((is_set, size, -1, 0 if is_set else _NOTHING, False))
             elif is_set:
                 groups.append((True, size, meld.rank, len(meld), meld.naturals > 0))
             else:
                 groups.append((False, size, -1, frozenset(meld.slots), meld.naturals > 0))
         steps = legal_steps(tuple(counts), wilds, len(types), tuple(groups))
-        held = set(types)
         actions = []
         for step in steps:
             if step[0] == "set":
                 _, g, rank = step
-                if rank >= 0:
-                    actions.extend(set_meld_action(g, t) for t in held
-                                   if not IS_WILD[t] and t % 13 == rank)  # fmt: skip
-                else:
-                    actions.extend(set_meld_action(g, t) for t in held if IS_WILD[t])
+                held = by_rank.get(rank, ()) if rank >= 0 else wild_types
+                actions.extend(set_meld_action(g, t) for t in held)
             else:
                 _, g, position, natural = step
-                actions.extend(
-                    run_meld_action(g, position, t)
-                    for t in held
-                    if IS_WILD[t] != natural and (not natural or t % 13 == rank_at(position))
-                )
+                held = by_rank.get(rank_at(position), ()) if natural else wild_types
+                actions.extend(run_meld_action(g, position, t) for t in held)
         return actions
 
     def _fits(self, meld: TableMeld, t: int) -> list[int]:
@@ -373,30 +395,12 @@ class GameState:
                     by_rank.setdefault(rank_at(pos), []).append((meld, end))
         return places, by_rank
 
-    def _layoffs(self, p: int, types: list[int]) -> list[int]:
-        places, by_rank = self._open_places()
-        n = self.n
-        actions = []
-        for t in set(types):
-            fitting = places if IS_WILD[t] else by_rank.get(t % 13, ())
-            actions.extend(layoff_action((m.owner - p) % n, m.group, e, t) for m, e in fitting)
-        return actions
-
     def playable(self, p: int, t: int) -> bool:
         """Whether player p could lay off card type t now (reading 1: such a card may not be
         discarded)."""
         if not self.laid[p] or self.laid_turn[p] >= self.turns:
             return False
         return any(self._fits(m, t) for m in self.melds)
-
-    def _discards(self, p: int, types: list[int]) -> list[int]:
-        held = set(types)
-        if self.laid[p] and self.laid_turn[p] < self.turns:
-            places, by_rank = self._open_places()
-            free = [t for t in held if not (places if IS_WILD[t] else by_rank.get(t % 13))]
-        else:
-            free = list(held)
-        return [DISCARD_BASE + t for t in (free or held)]
 
     # ----------------------------------------------------------------------------------
     # moves
@@ -410,7 +414,7 @@ class GameState:
         self._last_rewards = (0.0,) * self.n
         self.history.append((p, action))
         self.hand_moves += 1
-        info = decode(action)
+        info = _DECODED[action]
         kind = info.kind
         if kind == "draw_stock":
             self._draw_stock_turn(p)
@@ -461,8 +465,8 @@ class GameState:
     def _draw_stock_turn(self, p: int) -> None:
         if self.config.cut_ins and self.discard:
             queue = [
-                (p + k) % self.n for k in range(1, self.n)
-                if not self.laid[(p + k) % self.n] and self.cutins_used[(p + k) % self.n] < MAX_CUTINS
+                s for s in ((p + k) % self.n for k in range(1, self.n))
+                if not self.laid[s] and self.cutins_used[s] < MAX_CUTINS
             ]  # fmt: skip
             if queue:
                 self.turn_owner = p

@@ -226,6 +226,8 @@ class GameState:
         self.round_no = 0
         self.round_scores: list[list[int]] = []  # each finished round's point change per seat
         self.round_out: list[int] = []  # who went out of each finished round (-1: nobody)
+        self.placed_total = [0] * self.n  # points placed, every round
+        self.laid_rounds = [0] * self.n  # finished rounds in which the seat laid a meld
         self.history: list[tuple[int, int]] = []
         self.turns = 0  # turns begun, every round (a draw or a card swap begins one)
         self.result: str | None = None
@@ -282,6 +284,18 @@ class GameState:
         """Per-seat rewards earned by the last move (their sum over a game is ``returns``)."""
         return self._last_rewards
 
+    def seat_stats(self, seat: int) -> dict[str, float]:
+        """Per seat over the game: points total, rounds finished, rounds gone out, points
+        placed, points lost in hand, rounds in which it laid a meld."""
+        return {
+            "points": float(self.totals[seat]),
+            "rounds": float(len(self.round_scores)),
+            "went_out": float(sum(1 for out in self.round_out if out == seat)),
+            "placed": float(self.placed_total[seat]),
+            "in_hand": float(self.placed_total[seat] - self.totals[seat]),
+            "laid": float(self.laid_rounds[seat]),
+        }
+
     def winners(self) -> list[int]:
         """Reading 12: the highest total wins (all tied at the top win); only checked when
         a round has ended."""
@@ -313,6 +327,8 @@ class GameState:
             "discard_entry",
             "laid",
             "placed",
+            "placed_total",
+            "laid_rounds",
         ):
             setattr(new, name, list(getattr(self, name)))  # fmt: skip
         new.round_scores = [list(r) for r in self.round_scores]
@@ -492,6 +508,7 @@ class GameState:
 
     def _earn(self, p: int, gained: int) -> None:
         self.placed[p] += gained
+        self.placed_total[p] += gained
         self.totals[p] += gained
         if self.config.reward == "points" and gained:
             rewards = [0.0] * self.n
@@ -592,6 +609,7 @@ class GameState:
         self.round_out.append(out)
         for s in range(self.n):
             self.totals[s] -= penalty[s]
+            self.laid_rounds[s] += self.laid[s]
         rewards = list(self._last_rewards)
         if self.config.reward == "points":
             rewards = [r - x for r, x in zip(rewards, penalty, strict=True)]

@@ -1,0 +1,1 @@
+"""The browser front of the play session: ``commoncause serve`` (see ``app``)."""

@@ -1,0 +1,169 @@
+"""The browser page in real headless Chromium (Debian's, driven by Playwright): a whole
+Common Cause game against the baseline played by clicking, two people as partners in two
+browser contexts, the replay page, a phone-sized screen. Writes docs/web-screenshot.png
+when it is missing or CC_SCREENSHOT=1.
+
+Skipped when Playwright or /usr/lib/chromium/chromium is missing (CI installs Chromium in
+.ci/run; `playwright install` cannot download here)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/lib/chromium/chromium")
+ROOT = Path(__file__).resolve().parent.parent
+SCREENSHOT = ROOT / "docs" / "web-screenshot.png"
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+if not CHROMIUM.is_file():
+    pytest.skip(
+        f"no Chromium at {CHROMIUM} (apt-get install -y chromium; .ci/run does it as root)",
+        allow_module_level=True,
+    )
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """``commoncause serve`` on a free 127.0.0.1 port, its records in a temp folder."""
+    records = tmp_path_factory.mktemp("web-records")
+    port = _free_port()
+    code = (
+        "from commoncause.cli import main; "
+        f"main(['serve', '--port', '{port}', '--record-dir', {str(records)!r}])"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(150):
+            try:
+                urllib.request.urlopen(base + "/api/meta", timeout=2)
+                break
+            except OSError:
+                if proc.poll() is not None:
+                    pytest.fail("the server exited at start")
+                time.sleep(0.2)
+        else:
+            pytest.fail("the server did not answer within 30 s")
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    home = tmp_path_factory.mktemp("chromium-home")
+    os.environ.setdefault("XDG_CONFIG_HOME", str(home))
+    os.environ.setdefault("XDG_CACHE_HOME", str(home))
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM))
+        yield b
+        b.close()
+
+
+def _start(page, base: str, partner: str, seed: int) -> None:
+    page.goto(base + "/")
+    page.select_option("#f-game", "common_cause")
+    page.select_option(".f-other", partner)
+    page.click("details summary")
+    page.fill("#f-seed", str(seed))
+    page.click("[data-testid=start]")
+    page.wait_for_url("**/play/**")
+
+
+def _click_moves(page, limit: int, pick=lambda moves: moves.first) -> int:
+    """Click listed moves until the result shows or ``limit`` clicks; the clicks made."""
+    result = page.locator("[data-testid=result]")
+    for clicks in range(limit):
+        page.wait_for_function(
+            "document.querySelector('#moves [data-move]:not([disabled])') || "
+            "document.querySelector('[data-testid=result]').textContent.length > 0",
+            timeout=15000,
+        )
+        if result.text_content():
+            return clicks
+        pick(page.locator("#moves [data-move]")).click()
+    return limit
+
+
+def test_a_whole_game_against_the_baseline(server, browser, tmp_path):
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    _start(page, server, "baseline", seed=7)
+    # a card in the hand plays its discard when that is legal; moves are listed with data-move
+    page.wait_for_selector("#moves [data-move]")
+    for _ in range(3):  # a few moves, then the screenshot for the README
+        page.locator("#moves [data-move]").last.click()
+        page.wait_for_selector(
+            "#moves [data-move]:not([disabled]), [data-testid=result]:not(:empty)"
+        )
+    page.wait_for_timeout(200)
+    # the README's picture: written when missing or asked for (CC_SCREENSHOT=1), so that a
+    # test run does not rewrite a tracked file each time
+    shot = SCREENSHOT if os.environ.get("CC_SCREENSHOT") or not SCREENSHOT.exists() else None
+    page.screenshot(path=str(shot or tmp_path / "web.png"), full_page=True)
+    page.click("#hint-btn")
+    page.wait_for_selector("#moves .hinted")
+    _click_moves(page, 200, pick=lambda moves: moves.last)
+    result = page.locator("[data-testid=result]").text_content()
+    assert "won" in result or "lost" in result
+    # the end links: the record and the replay page
+    record = page.locator("#record-link").get_attribute("href")
+    assert page.request.get(server + record).json()["finished"]
+    page.click("#replay-link")
+    page.wait_for_selector("[data-testid=replay-pos]:has-text('move 0')")
+    page.click("[data-testid=replay-next]")
+    page.wait_for_selector("[data-testid=replay-pos]:has-text('move 1 of')")
+    page.click("[data-step=last]")
+    page.wait_for_selector("[data-testid=replay-result]")
+    assert not errors
+
+
+def test_two_people_as_partners_in_two_browsers(server, browser):
+    first = browser.new_context().new_page()
+    _start(first, server, "person", seed=5)
+    link = first.locator("[data-testid=invite-link]").input_value()
+    assert "/play/" in link and "#token=" in link
+    second = browser.new_context().new_page()  # another browser: nothing shared
+    second.goto(link)
+    second.wait_for_selector("[data-testid=status]:has-text('Common Cause')")
+    for _ in range(6):  # take turns: whoever has moves clicks one
+        for page in (first, second):
+            page.wait_for_timeout(100)
+            moves = page.locator("#moves [data-move]:not([disabled])")
+            if moves.count():
+                moves.first.click()
+                page.wait_for_timeout(300)
+    view = [p.locator("[data-testid=status]").text_content() for p in (first, second)]
+    assert all("turn" in v for v in view)
+    # each sees its own hand; the other's cards are face down
+    assert first.locator(".seat .card.back").count() > 0
+    assert second.locator(".seat .card.back").count() > 0
+
+
+def test_phone_sized_screen(server, browser):
+    context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True)
+    page = context.new_page()
+    _start(page, server, "baseline", seed=3)
+    page.wait_for_selector("#moves [data-move]")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 380, f"the page is {width}px wide on a 375px screen"
+    assert page.locator("#hand .card").count() >= 9
