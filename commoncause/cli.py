@@ -358,6 +358,23 @@ def _train_arguments(p: argparse.ArgumentParser) -> None:
         "run through init_from in a config instead)",
     )
     p.add_argument("--run-name", help="name of the run directory (default name__seed__time)")
+    p.add_argument(
+        "--game",
+        help="the game to train; with --config it must be the config's own game (a check), "
+        "without it the config is the game's default: configs/<game>.yaml where there is one",
+    )
+
+
+def _default_config(game: str) -> Path:
+    """``configs/<game>.yaml`` (links to the recommended config, e.g. normal.yaml)."""
+    from commoncause import ROOT
+    from commoncause.envs.registry import get_game
+
+    get_game(game)  # an unknown game is an error naming the choices
+    path = ROOT / "configs" / f"{game}.yaml"
+    if not path.is_file():
+        raise ValueError(f"no default config for {game} ({path} is missing): give --config")
+    return path
 
 
 def run_train(args: argparse.Namespace) -> int:
@@ -371,12 +388,15 @@ def run_train(args: argparse.Namespace) -> int:
     from commoncause.train.trainer import Trainer
 
     if args.config is None and args.resume is None:
-        raise ValueError("give --config (a YAML file in configs/) or --resume (a checkpoint)")
+        if args.game is None:
+            raise ValueError("give --config (a YAML file in configs/), --game or --resume")
+        args.config = _default_config(args.game)
     if args.total_steps is not None and args.total_steps < 0:
         raise ValueError(f"--total-steps must not be negative, got {args.total_steps}")
     if args.resume is not None:
         ignored = [flag for flag, value in (("--config", args.config), ("--seed", args.seed),
-                   ("--run-name", args.run_name)) if value is not None]  # fmt: skip
+                   ("--run-name", args.run_name), ("--game", args.game))
+                   if value is not None]  # fmt: skip
         if ignored:
             raise ValueError(
                 f"--resume continues a run with its own config, seed and name, so it takes "
@@ -385,6 +405,8 @@ def run_train(args: argparse.Namespace) -> int:
         trainer = Trainer(None, resume=args.resume, total_steps=args.total_steps)
     else:
         config = load_config(args.config)
+        if args.game is not None and args.game != config.game:
+            raise ValueError(f"{args.config} trains {config.game}, not {args.game}")
         if args.seed is not None:
             config = replace(config, seed=args.seed)
         trainer = Trainer(config, args.run_name, total_steps=args.total_steps)

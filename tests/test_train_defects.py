@@ -254,3 +254,20 @@ def test_dataclass_defaults_match_normal_yaml():
     defaults = dataclasses.asdict(TrainConfig())
     for key, value in normal.items():
         assert defaults[key] == value, key
+
+
+def test_train_takes_game_and_checks_it_against_the_config(capsys):
+    """``train --game NAME``: the game's default config (configs/<game>.yaml, linked to the
+    recommended one), a mismatch with --config refused, --game refused with --resume."""
+    from commoncause.cli import _default_config, main
+    from commoncause.envs.registry import game_names
+    from commoncause.train.config import load_config
+
+    for name in game_names():
+        assert load_config(_default_config(name)).game == name
+    assert main(["train", "--game", "dummy_rummy", "--config", "configs/normal.yaml"]) == 2
+    assert "trains common_cause, not dummy_rummy" in capsys.readouterr().err
+    assert main(["train", "--game", "gin"]) == 2
+    assert "unknown game 'gin'" in capsys.readouterr().err
+    assert main(["train", "--resume", "x.pt", "--game", "open_rummy"]) == 2
+    assert "drop --game" in capsys.readouterr().err

@@ -7,6 +7,7 @@ follows ``envs/dummy_rummy/readings.md`` (reading numbers in comments).
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass
 from typing import ClassVar
@@ -44,6 +45,21 @@ _RANK_OF: tuple[int, ...] = tuple(-1 if IS_WILD[t] else t % 13 for t in range(N_
 _GROUPS = tuple(c.groups for c in CONTRACTS)
 _DECODED = tuple(decode(a) for a in range(N_ACTIONS))  # ActionInfo is frozen: shared
 _NOTHING: frozenset[int] = frozenset()
+_NATURALS_OF_RANK = tuple(
+    tuple(t for t in range(N_CARD_TYPES) if _RANK_OF[t] == r) for r in range(13)
+)
+
+
+@functools.cache  # a few hundred steps at most (group, rank or run position, wild or not)
+def _step_actions(step: tuple) -> tuple[tuple[int, int], ...]:
+    """(card type, action id) of every card that could make a contract step."""
+    if step[0] == "set":
+        _, g, rank = step
+        types = WILD_TYPES if rank < 0 else _NATURALS_OF_RANK[rank]
+        return tuple((t, set_meld_action(g, t)) for t in types)
+    _, g, position, natural = step
+    types = _NATURALS_OF_RANK[rank_at(position)] if natural else WILD_TYPES
+    return tuple((t, run_meld_action(g, position, t)) for t in types)
 DRAW_PHASE, PLACE_PHASE, CUTIN_PHASE = 0, 1, 2
 MAX_CUTINS = 2
 CUTIN_CARDS = 3
@@ -334,14 +350,6 @@ class GameState:
 
     def _meld_steps(self, p: int, types: list[int]) -> list[int]:
         counts = [0] * 13
-        by_rank: dict[int, list[int]] = {}  # natural card types held, by rank
-        wild_types: list[int] = []
-        for t in set(types):
-            r = _RANK_OF[t]
-            if r < 0:
-                wild_types.append(t)
-            else:
-                by_rank.setdefault(r, []).append(t)
         wilds = 0
         for t in types:
             r = _RANK_OF[t]
@@ -359,16 +367,12 @@ class GameState:
             else:
                 groups.append((False, size, -1, frozenset(meld.slots), meld.naturals > 0))
         steps = legal_steps(tuple(counts), wilds, len(types), tuple(groups))
+        if not steps:
+            return []
+        held = set(types)
         actions = []
         for step in steps:
-            if step[0] == "set":
-                _, g, rank = step
-                held = by_rank.get(rank, ()) if rank >= 0 else wild_types
-                actions.extend(set_meld_action(g, t) for t in held)
-            else:
-                _, g, position, natural = step
-                held = by_rank.get(rank_at(position), ()) if natural else wild_types
-                actions.extend(run_meld_action(g, position, t) for t in held)
+            actions.extend([a for t, a in _step_actions(step) if t in held])
         return actions
 
     def _fits(self, meld: TableMeld, t: int) -> list[int]:
