@@ -12,12 +12,13 @@ game's record, never from one game's constants.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
-from commoncause.envs.registry import DEFAULT_GAME, get_game
 
 from commoncause import ROOT
+from commoncause.envs.registry import DEFAULT_GAME, get_game
 
 FORMAT = "commoncause-policy-v1"
 DEFAULT_CHECKPOINT = ROOT / "checkpoints" / "normal" / "best.pt"
@@ -148,6 +149,33 @@ def masked_logits_and_values(policy, obs, mask):
     return logits, policy.value_net(latent_vf).flatten()
 
 
+_POLICIES: OrderedDict[tuple, tuple[dict, object]] = OrderedDict()
+"""Loaded checkpoints and their networks by (file, modification time, size): agents of one
+file share one read-only network (a server with many games loads it once)."""
+_POLICY_CACHE_SIZE = 8
+
+
+def _shared_policy(path: Path, game: str | None) -> tuple[dict, object]:
+    if not path.is_file():
+        raise ValueError(f"checkpoint {path} not found")
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    if key in _POLICIES:
+        _POLICIES.move_to_end(key)
+        data, policy = _POLICIES[key]
+        if game is not None and data["game"] != game:
+            raise ValueError(
+                f"checkpoint {path} is a policy for the game {data['game']}, not {game}"
+            )
+        return data, policy
+    data = load_checkpoint(path, game)
+    entry = (data, policy_from_checkpoint(data))
+    _POLICIES[key] = entry
+    while len(_POLICIES) > _POLICY_CACHE_SIZE:
+        _POLICIES.popitem(last=False)
+    return entry
+
+
 class PolicyAgent:
     """Plays the policy's most likely legal move (``deterministic``) or samples from it."""
 
@@ -161,10 +189,9 @@ class PolicyAgent:
 
         torch.set_num_threads(1)
         self.path = Path(path)
-        self.checkpoint = load_checkpoint(self.path, game)
+        self.checkpoint, self.policy = _shared_policy(self.path, game)
         self.game = self.checkpoint["game"]
         self.n_actions = int(self.checkpoint["n_actions"])
-        self.policy = policy_from_checkpoint(self.checkpoint)
         self.deterministic = deterministic
         self.name = f"trained:{self.path}"
         self.generator = torch.Generator().manual_seed(0)

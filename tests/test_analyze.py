@@ -10,13 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+
 from commoncause.agents.base import RandomAgent
 from commoncause.agents.evaluate import deal_seed, evaluate
-from commoncause.envs.common_cause.actions import DRAW_STOCK, N_ACTIONS
-from commoncause.envs.common_cause.baseline import BaselineAgent
-from commoncause.envs.common_cause.rules import DRAW_PHASE, GameConfig, GameState
-from commoncause.envs.common_cause.seat import SeatView
-
 from commoncause.analysis.interventions import (
     corrupted_clone,
     discard_types,
@@ -28,6 +24,10 @@ from commoncause.analysis.interventions import (
 from commoncause.analysis.probes import probe
 from commoncause.analysis.stats import pool_cross_play
 from commoncause.cli import main
+from commoncause.envs.common_cause.actions import DRAW_STOCK, N_ACTIONS
+from commoncause.envs.common_cause.baseline import BaselineAgent
+from commoncause.envs.common_cause.rules import DRAW_PHASE, GameConfig, GameState
+from commoncause.envs.common_cause.seat import SeatView
 
 SMOKE = Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml"
 KEYS = {

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from commoncause.envs.core.cards import JOKER, DeckSpec, card_code, parse_card
 from commoncause.envs.core.melds import ACE_BOTH, ACE_HIGH, ACE_LOW, MeldRules
 from commoncause.envs.registry import GAMES, entry_point, env_id, game_names, get_game

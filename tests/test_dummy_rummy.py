@@ -4,6 +4,7 @@ chosen in ``dummy_helpers``; the notation; the env's bad-input handling."""
 from __future__ import annotations
 
 import pytest
+from dummy_helpers import deal, legal_texts, new_game, play
 
 from commoncause.envs.core.cards import parse_card
 from commoncause.envs.core.game import IllegalMoveError
@@ -11,8 +12,6 @@ from commoncause.envs.dummy_rummy import env
 from commoncause.envs.dummy_rummy.actions import DISCARD_BASE, N_ACTIONS, decode, points
 from commoncause.envs.dummy_rummy.notation import move_text, parse_move
 from commoncause.envs.dummy_rummy.rules import MELD_RULES, PLACE_PHASE, DummyConfig
-
-from dummy_helpers import deal, legal_texts, new_game, play
 
 NO_CONTRACT = "3C 4D 6H 8S 10C QD KH AC 3H 4S 6D 8H 10H"  # no two sets, no run, no wild
 

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from commoncause.agents.evaluate import (
     deal_seed,
     evaluate,
@@ -19,10 +20,9 @@ from commoncause.agents.evaluate import (
     play_game,
     wilson_interval,
 )
+from commoncause.cli import main
 from commoncause.envs.common_cause.rules import GameConfig, GameState
 from commoncause.envs.core.game import Game
-
-from commoncause.cli import main
 
 FIELDS = {
     "games",

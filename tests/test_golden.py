@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+
 from commoncause.envs.common_cause import env
 from commoncause.envs.common_cause.actions import (
     ACTIONS,

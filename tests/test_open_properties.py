@@ -9,15 +9,16 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pettingzoo.test import api_test, render_test, seed_test
+
 from commoncause.envs.core.cards import JOKER
 from commoncause.envs.open_rummy import env
 from commoncause.envs.open_rummy.actions import LAYOFF_BASE, SET_STEP_BASE, TYPE_OF
 from commoncause.envs.open_rummy.notation import move_text, parse_move
 from commoncause.envs.open_rummy.observer import encode
 from commoncause.envs.open_rummy.rules import MELD_RULES, GameState, OpenConfig
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from pettingzoo.test import api_test, render_test, seed_test
 
 SETTINGS = settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MAX_MOVES = 500

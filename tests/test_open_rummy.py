@@ -4,6 +4,8 @@ chosen in ``open_helpers``; the notation; the env's bad-input handling."""
 from __future__ import annotations
 
 import pytest
+from open_helpers import deal, legal_texts, new_game, play
+
 from commoncause.envs.core.cards import parse_card
 from commoncause.envs.core.game import IllegalMoveError
 from commoncause.envs.open_rummy import env
@@ -17,7 +19,6 @@ from commoncause.envs.open_rummy.rules import (
     PLACE_PHASE,
     OpenConfig,
 )
-from open_helpers import deal, legal_texts, new_game, play
 
 GOES_OUT = "KD KH KS 7C 8C 9C 4D 4S 4H 10C JC QC 2S"  # four melds, then 6C off and 2S out
 NO_MELD = "4C 5D 6C 8S 10H QD AC 3H 9S JH KC 2D 7D"  # no meld; 4C 5D 6C is mixed suits
@@ -359,6 +360,7 @@ def test_bad_config_refused_at_construction(options, problem):
 
 def test_registered_with_pettingzoo_and_the_registry():
     import pettingzoo
+
     from commoncause.envs.registry import game_names, get_game
 
     assert "open_rummy" in game_names() and get_game("open_rummy") is GAME

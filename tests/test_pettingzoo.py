@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import random
 
-import commoncause.envs.common_cause.common_cause  # noqa: F401  (registers commoncause/common_cause-v0)
 import numpy as np
 import pettingzoo
 import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+import commoncause.envs.common_cause.common_cause  # noqa: F401  (registers commoncause/common_cause-v0)
 from commoncause.envs.common_cause import IllegalMoveError, env
 from commoncause.envs.common_cause.actions import (
     ACTIONS,
@@ -22,7 +24,6 @@ from commoncause.envs.common_cause.actions import (
 from commoncause.envs.common_cause.cards import N_PHYSICAL, card_code, deck_codes
 from commoncause.envs.common_cause.observer import OBS_SIZE, OFFSET, STATE_SIZE
 from commoncause.envs.common_cause.rules import LEVELS, MAX_STOCK
-from pettingzoo.test import api_test, render_test, seed_test
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:.*ignoring unknown reset option",

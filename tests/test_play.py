@@ -15,12 +15,11 @@ import pytest
 
 pexpect = pytest.importorskip("pexpect")
 
+from commoncause import records  # noqa: E402
 from commoncause.envs.common_cause.cards import card_code, parse_card  # noqa: E402
 from commoncause.envs.common_cause.notation import move_text  # noqa: E402
 from commoncause.envs.common_cause.rules import GameConfig, GameState  # noqa: E402
 from commoncause.envs.common_cause.seat import SeatView  # noqa: E402
-
-from commoncause import records  # noqa: E402
 from commoncause.play import BadInput, resolve_input  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,6 +18,9 @@ import contextlib
 import random
 
 import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from commoncause.envs.common_cause import env as make_env
 from commoncause.envs.common_cause.actions import (
     ACTIONS,
@@ -52,8 +55,6 @@ from commoncause.envs.common_cause.rules import (
     GameConfig,
     GameState,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 PLACEMENT_KINDS = (START, COMPLETE, LAYOFF, SWAP)
 MAX_MOVES = 400  # a game is at most ~33 + 20 turns; each has a handful of moves

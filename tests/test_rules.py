@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import check_cards, deal, legal_texts, new_game, play
+from pettingzoo.utils.wrappers import TerminateIllegalWrapper
+
 from commoncause.envs.common_cause import LEVELS, GameConfig, IllegalMoveError, env, raw_env
 from commoncause.envs.common_cause.actions import DISCARD_BASE, START_BASE, start_id
 from commoncause.envs.common_cause.cards import card_code, parse_card
 from commoncause.envs.common_cause.notation import meld_text, parse_move, start_text
 from commoncause.envs.common_cause.rules import DRAW_PHASE, PLACE_PHASE
-from helpers import check_cards, deal, legal_texts, new_game, play
-from pettingzoo.utils.wrappers import TerminateIllegalWrapper
 
 # ----------------------------------------------------------------------------------------
 # local helpers

@@ -10,17 +10,17 @@ import numpy as np
 import pytest
 import torch
 import yaml
+
 from commoncause.agents.trained import (
     PolicyAgent,
     load_checkpoint,
     masked_logits,
     policy_from_checkpoint,
 )
+from commoncause.cli import main
 from commoncause.envs.common_cause.actions import N_ACTIONS
 from commoncause.envs.common_cause.rules import GameConfig, GameState
 from commoncause.envs.common_cause.seat import SeatView
-
-from commoncause.cli import main
 
 SMOKE = Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml"
 

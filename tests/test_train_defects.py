@@ -11,16 +11,16 @@ import numpy as np
 import pytest
 import torch
 import yaml
+
 from commoncause.agents.trained import (
     PolicyAgent,
     load_checkpoint,
     policy_from_checkpoint,
 )
+from commoncause.cli import main
 from commoncause.envs.registry import game_names, get_game
 from commoncause.train.config import TrainConfig, config_from_dict, load_config
 from commoncause.train.selfplay import SelfPlayEnv
-
-from commoncause.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "smoke.yaml"
@@ -271,3 +271,20 @@ def test_train_takes_game_and_checks_it_against_the_config(capsys):
     assert "unknown game 'gin'" in capsys.readouterr().err
     assert main(["train", "--resume", "x.pt", "--game", "open_rummy"]) == 2
     assert "drop --game" in capsys.readouterr().err
+
+
+def test_agents_of_one_checkpoint_share_one_network(tmp_path):
+    """A server with many games loads a checkpoint once; a rewritten file is read again."""
+    import shutil
+
+    from commoncause.agents.trained import DEFAULT_CHECKPOINT, PolicyAgent
+
+    path = tmp_path / "policy.pt"
+    shutil.copy(DEFAULT_CHECKPOINT, path)
+    first, second = PolicyAgent(path), PolicyAgent(path)
+    assert first.policy is second.policy
+    shutil.copy(DEFAULT_CHECKPOINT, tmp_path / "other.pt")
+    (tmp_path / "other.pt").replace(path)  # a new file at the same path
+    assert PolicyAgent(path).policy is not first.policy
+    with pytest.raises(ValueError, match="not dummy_rummy"):
+        PolicyAgent(path, game="dummy_rummy")

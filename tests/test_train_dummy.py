@@ -9,6 +9,7 @@ import gymnasium
 import numpy as np
 import pytest
 import torch
+
 from commoncause.train.config import TrainConfig, load_config
 from commoncause.train.ppo import TorchPPO, compute_linked_gae
 from commoncause.train.selfplay import SelfPlayEnv
@@ -152,7 +153,6 @@ def test_smoke_training_run(tmp_path, monkeypatch):
     """The real train command on configs/smoke_dummy.yaml: run folder, checkpoints that
     record the game, TensorBoard events with the per-seat game statistics."""
     from commoncause.agents.trained import load_checkpoint
-
     from commoncause.cli import main
 
     monkeypatch.chdir(tmp_path)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+
 from commoncause.agents.trained import masked_logits
 
 

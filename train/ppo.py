@@ -46,6 +46,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F
+
 from commoncause.agents.trained import ILLEGAL_LOGIT, build_policy
 
 from .config import TrainConfig

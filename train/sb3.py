@@ -31,9 +31,10 @@ def make_model(config: TrainConfig, env, run_dir: str | Path):
     """A MaskablePPO with the config's network and hyperparameters, logging to TensorBoard
     in ``run_dir``."""
     import torch
-    from commoncause.agents.networks import policy_kwargs
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
+
+    from commoncause.agents.networks import policy_kwargs
 
     cfg = config
     torch.set_num_threads(cfg.torch_threads)

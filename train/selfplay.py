@@ -45,6 +45,7 @@ import importlib
 
 import gymnasium
 import numpy as np
+
 from commoncause.envs.registry import DEFAULT_GAME, get_game
 
 ILLEGAL_RESULT = "illegal action"

@@ -695,5 +695,7 @@ def run(args) -> int:
 
     app = create_app(args.record_dir)
     print(f"Common Cause on http://{args.host}:{args.port}/ (records in {args.record_dir})")
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    # idle connections kept longer than clients' usual 5 s, so a client never reuses one the
+    # server is closing at that moment (a lost request seen under load: docs/web.md, Load)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", timeout_keep_alive=30)
     return 0

@@ -13,9 +13,9 @@ pettingzoo and this package is imported first (``envs/registry.py``).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..core.game import lazy_adapter
 from .rules import LEVELS, GameConfig, GameState, IllegalMoveError
 
 if TYPE_CHECKING:
@@ -25,11 +25,7 @@ ENV_ID = "commoncause/common_cause-v0"
 _ADAPTER = ("env", "raw_env")
 
 
-def __getattr__(name: str) -> Any:
-    if name in _ADAPTER:
-        adapter = importlib.import_module(".common_cause", __name__)
-        return getattr(adapter, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_adapter(__name__, ".common_cause", _ADAPTER)
 
 
 def __dir__() -> list[str]:

@@ -34,6 +34,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ..core.options import AgentOptions
 from .actions import (
     ACTIONS,
     COMPLETE,
@@ -50,7 +51,6 @@ from .actions import (
     STARTS,
     SWAP,
 )
-from ..core.options import AgentOptions
 from .cards import HIGH_ACE_POSITION, JOKER, N_STANDARD
 from .rules import DRAW_PHASE
 from .seat import SeatView

@@ -39,6 +39,7 @@ import functools
 
 import numpy as np
 
+from ..core.game import field_offsets
 from .actions import COMPLETIONS, STARTS
 from .cards import JOKER, N_STANDARD, card_at
 from .rules import DRAW_PHASE, MAX_STOCK, GameState
@@ -85,12 +86,7 @@ SCALARS = (
     "signal rule",
     "discard pickups / 16",
 )
-OFFSET: dict[str, int] = {}
-_at = 0
-for _name, _size in FIELDS:
-    OFFSET[_name] = _at
-    _at += _size
-OBS_SIZE = _at
+OFFSET, OBS_SIZE = field_offsets(FIELDS)
 # state(): the observation of player_0 with the partner's hand filled, then the stock's
 # cards, the put-aside cards (both as card planes) and whose turn it is.
 STATE_SIZE = OBS_SIZE + 54 + 54 + 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..core.render import last_moves, table_top
 from .cards import card_code, hand_text
 from .notation import meld_text, start_text
 from .rules import DRAW_PHASE, GameState
@@ -25,20 +26,14 @@ def render_table(state: GameState, recent_moves: list[tuple[int, str]] = ()) -> 
         doing = "to draw" if state.phase == DRAW_PHASE else "placing / to discard"
         status = f"{PLAYERS[state.current]} {doing}"
     pile = [card_code(c) for c in state.discard]
-    shown = " ".join(pile[-8:]) if pile else "(empty)"
-    if len(pile) > 8:
-        shown = f"... {shown}"
-    lines = [
-        head,
-        f"Turn {state.turns}, {status}",
-        f"Stock: {len(state.stock)} cards    Discard pile ({len(pile)}, top last): {shown}",
-        "Complete melds: " + ("  ".join(f"[{meld_text(m)}]" for m in state.melds) or "none"),
-    ]
+    lines = table_top(head, state.turns, status, len(state.stock), pile)
+    lines.append(
+        "Complete melds: " + ("  ".join(f"[{meld_text(m)}]" for m in state.melds) or "none")
+    )
     for p in (0, 1):
         starts = "  ".join(f"[{start_text(s)}]" for s in state.starts[p]) or "none"
         lines.append(f"{PLAYERS[p]} open starts: {starts}")
     for p in (0, 1):
         lines.append(f"{PLAYERS[p]} hand ({len(state.hands[p])}): {hand_text(state.hands[p])}")
-    if recent_moves:
-        lines.append("Last moves: " + " | ".join(f"{PLAYERS[p]}: {t}" for p, t in recent_moves))
+    lines += last_moves(recent_moves)
     return "\n".join(lines)

@@ -125,9 +125,7 @@ class GameConfig(RulesConfig):
             raise ValueError(f"stock_size must be 0-{MAX_STOCK}, got {self.stock_size}")
         if self.max_open_starts not in (2, 3) or isinstance(self.max_open_starts, bool):
             raise ValueError(f"max_open_starts must be 2 or 3, got {self.max_open_starts!r}")
-        for name in ("open_hands", "ace_low", "early_loss", "signal_rule"):
-            if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        self.check_bool("open_hands", "ace_low", "early_loss", "signal_rule")
 
     @classmethod
     def make(cls, level: str = "normal", stock_size: int | None = None, **variants) -> GameConfig:

@@ -8,11 +8,11 @@ put-aside cards.
 
 from __future__ import annotations
 
-from ..core.seat import SeatView as BaseSeatView
+from ..core.seat import PileSeatView
 from .rules import GameConfig, GameState, Meld
 
 
-class SeatView(BaseSeatView):
+class SeatView(PileSeatView):
     __slots__ = ()
     _state: GameState
 
@@ -55,24 +55,6 @@ class SeatView(BaseSeatView):
         return self._state.table_cards
 
     @property
-    def discard_pile(self) -> list[int]:
-        """The discard pile, top last (read-only)."""
-        return self._state.discard
-
-    @property
-    def discard_log(self) -> list[list[int]]:
-        """Every discard in order: [card, who (-1: turned up at the deal), taken]."""
-        return self._state.discard_log
-
-    @property
-    def stock_size(self) -> int:
-        return len(self._state.stock)
-
-    @property
-    def phase(self) -> int:
-        return self._state.phase
-
-    @property
     def pending(self) -> int:
         """The taken discard still to be placed this turn, or -1."""
         return self._state.pending if self._state.current == self.player else -1
@@ -83,6 +65,9 @@ class SeatView(BaseSeatView):
         return self._state.pickups
 
     # --- what screens draw ------------------------------------------------------
+    def _discard_entry(self, code: str, who: int, took: int) -> dict:
+        return {"card": code, "by": who, "taken": bool(took), "reshuffled": False}
+
     def table(self) -> dict:
         """The table as this seat sees it (see ``core.seat.SeatView.table``): the complete
         melds, then each player's open starts."""
@@ -100,12 +85,7 @@ class SeatView(BaseSeatView):
                 else None
                 for p in range(n)
             ],
-            "stock": self.stock_size,
-            "discards": [
-                {"card": card_code(c), "by": who, "taken": bool(taken), "reshuffled": False}
-                for c, who, taken in self.discard_log
-            ],
-            "discard_top": card_code(self.discard_pile[-1]) if self.discard_pile else None,
+            **self._pile_table(card_code),
             "sections": [
                 {
                     "label": "Complete melds",

@@ -11,6 +11,7 @@ through this record, the state protocol and the seat view.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import random
 import typing
 from collections.abc import Callable
@@ -70,6 +71,53 @@ class RulesConfig:
     def label(self) -> str:
         """A short name of the config for titles (a level, say)."""
         return ""
+
+    def check_int(self, name: str, lo: int, hi: int | None = None) -> None:
+        """ValueError unless field ``name`` is an int (not a bool) in ``lo``-``hi`` (no top
+        when ``hi`` is None)."""
+        value = getattr(self, name)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{name} must be an int, got {value!r}")
+        if value < lo or (hi is not None and value > hi):
+            top = f"-{hi}" if hi is not None else " or more"
+            raise ValueError(f"{name} must be {lo}{top}, got {value}")
+
+    def check_bool(self, *names: str) -> None:
+        """ValueError unless each field in ``names`` is a bool."""
+        for name in names:
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise ValueError(f"{name} must be true or false, got {value!r}")
+
+    def check_choice(self, name: str, choices: tuple[str, ...]) -> None:
+        """ValueError unless field ``name`` is one of ``choices``."""
+        value = getattr(self, name)
+        if value not in choices:
+            allowed = " or ".join(repr(c) for c in choices)
+            raise ValueError(f"{name} must be {allowed}, got {value!r}")
+
+
+def lazy_adapter(package: str, module: str, names: tuple[str, ...] = ("env", "raw_env")):
+    """A package's module ``__getattr__`` that imports ``module`` (relative to ``package``)
+    only when one of ``names`` is first read, so that the engine loads no RL library."""
+
+    def __getattr__(name: str) -> Any:
+        if name in names:
+            return getattr(importlib.import_module(module, package), name)
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    return __getattr__
+
+
+def field_offsets(fields: list[tuple[str, int]]) -> tuple[dict[str, int], int]:
+    """An observation's layout from its (field name, size) table, in order: each field's
+    offset by name, and the total size."""
+    offsets: dict[str, int] = {}
+    at = 0
+    for name, size in fields:
+        offsets[name] = at
+        at += size
+    return offsets, at
 
 
 class State(Protocol):

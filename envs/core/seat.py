@@ -118,3 +118,46 @@ class SeatView:
 
     def _make_observer(self) -> Any:
         raise NotImplementedError("a game's seat view says which observer it uses")
+
+
+class PileSeatView(SeatView):
+    """A seat view of a game played from a stock and a discard pile (``state.stock``,
+    ``state.discard``, ``state.discard_log``, ``state.phase``)."""
+
+    __slots__ = ()
+
+    @property
+    def discard_pile(self) -> list[int]:
+        """Physical ids of the pile, top last (read-only)."""
+        return self._state.discard
+
+    @property
+    def discard_log(self) -> list[list[int]]:
+        """The discards in order: [card, who (-1 turned up at the deal), taken] (a game
+        says what ``taken`` holds: a flag, or the seat that took it, -1 none, -2 turned
+        into the stock)."""
+        return self._state.discard_log
+
+    @property
+    def stock_size(self) -> int:
+        return len(self._state.stock)
+
+    @property
+    def phase(self) -> int:
+        return self._state.phase
+
+    def _discard_entry(self, code: str, who: int, took: int) -> dict[str, Any]:
+        """One ``table()["discards"]`` entry from a discard-log row: ``took`` is the seat
+        that took the card from the pile, -1 none, -2 turned into the stock."""
+        return {"card": code, "by": who, "taken": took >= 0, "reshuffled": took == -2}
+
+    def _pile_table(self, code: Any) -> dict[str, Any]:
+        """``table()``'s ``stock``, ``discards`` and ``discard_top``; ``code`` names a
+        physical card."""
+        return {
+            "stock": self.stock_size,
+            "discards": [
+                self._discard_entry(code(c), who, took) for c, who, took in self.discard_log
+            ],
+            "discard_top": code(self.discard_pile[-1]) if self.discard_pile else None,
+        }

@@ -12,9 +12,9 @@ is first used.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..core.game import lazy_adapter
 from .rules import DummyConfig, GameState
 
 if TYPE_CHECKING:
@@ -23,10 +23,7 @@ if TYPE_CHECKING:
 _ADAPTER = ("env", "raw_env")
 
 
-def __getattr__(name: str) -> Any:
-    if name in _ADAPTER:
-        return getattr(importlib.import_module(".dummy_rummy", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_adapter(__name__, ".dummy_rummy", _ADAPTER)
 
 
 __all__ = ["DummyConfig", "GameState", "env", "raw_env"]

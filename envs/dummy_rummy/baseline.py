@@ -36,6 +36,7 @@ from .actions import (
 from .rules import CUTIN_PHASE, DRAW_PHASE
 from .seat import SeatView
 
+
 @dataclass(frozen=True)
 class BaselineOptions(AgentOptions):
     take_discard: str = "useful"

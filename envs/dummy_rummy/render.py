@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..core.cards import card_code, hand_text
+from ..core.render import last_moves, table_top
 from .actions import CONTRACTS, DECK, group_name
 from .notation import position_text
 from .rules import CUTIN_PHASE, DRAW_PHASE, GameState, TableMeld
@@ -42,14 +43,7 @@ def render_table(state: GameState, recent_moves: list[tuple[int, str]] = ()) -> 
         )
         status = f"player_{state.current} {doing}"
     pile = [card_code(DECK.type_of(c)) for c in state.discard]
-    shown = " ".join(pile[-8:]) if pile else "(empty)"
-    if len(pile) > 8:
-        shown = f"... {shown}"
-    lines = [
-        head,
-        f"Turn {state.turns}, {status}",
-        f"Stock: {len(state.stock)} cards    Discard pile ({len(pile)}, top last): {shown}",
-    ]
+    lines = table_top(head, state.turns, status, len(state.stock), pile)
     for s in range(state.n):
         laid = "  ".join(
             f"{group_name(CONTRACTS[m.contract], m.group)}: [{meld_text(m)}]"
@@ -61,6 +55,5 @@ def render_table(state: GameState, recent_moves: list[tuple[int, str]] = ()) -> 
             f"hand ({len(state.hands[s])}) {hand_text(state.hand_types(s))}"
             + (f"; melds {laid}" if laid else "")
         )
-    if recent_moves:
-        lines.append("Last moves: " + " | ".join(f"player_{p}: {t}" for p, t in recent_moves))
+    lines += last_moves(recent_moves)
     return "\n".join(lines)

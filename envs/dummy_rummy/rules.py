@@ -100,21 +100,11 @@ class DummyConfig(RulesConfig):
     "win": +1 to the winners and -1 to the others when the game ends."""
 
     def __post_init__(self) -> None:
-        def whole(name: str, lo: int, hi: int | None) -> None:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"{name} must be an int, got {value!r}")
-            if value < lo or (hi is not None and value > hi):
-                top = f"-{hi}" if hi is not None else " or more"
-                raise ValueError(f"{name} must be {lo}{top}, got {value}")
-
-        whole("num_players", 2, 4)
-        whole("first_contract", 1, len(CONTRACTS))
-        whole("hands", 0, None)
-        if not isinstance(self.cut_ins, bool):
-            raise ValueError(f"cut_ins must be true or false, got {self.cut_ins!r}")
-        if self.reward not in ("points", "win"):
-            raise ValueError(f"reward must be 'points' or 'win', got {self.reward!r}")
+        self.check_int("num_players", 2, 4)
+        self.check_int("first_contract", 1, len(CONTRACTS))
+        self.check_int("hands", 0)
+        self.check_bool("cut_ins")
+        self.check_choice("reward", ("points", "win"))
 
     @classmethod
     def make(cls, **options) -> DummyConfig:

@@ -3,12 +3,12 @@ public facts (contracts, points, hand sizes); never another hand or the stock or
 
 from __future__ import annotations
 
-from ..core.seat import SeatView as BaseSeatView
+from ..core.seat import PileSeatView
 from .actions import Contract
 from .rules import DummyConfig, GameState, TableMeld
 
 
-class SeatView(BaseSeatView):
+class SeatView(PileSeatView):
     __slots__ = ()
     _state: GameState
 
@@ -46,24 +46,6 @@ class SeatView(BaseSeatView):
     @property
     def totals(self) -> list[int]:
         return self._state.totals
-
-    @property
-    def discard_pile(self) -> list[int]:
-        """Physical ids of the pile, top last (read-only)."""
-        return self._state.discard
-
-    @property
-    def discard_log(self) -> list[list[int]]:
-        """This hand's discards: [card, who (-1 turned up), taken by (-1 no, -2 reshuffled)]."""
-        return self._state.discard_log
-
-    @property
-    def stock_size(self) -> int:
-        return len(self._state.stock)
-
-    @property
-    def phase(self) -> int:
-        return self._state.phase
 
     @property
     def hand_no(self) -> int:
@@ -125,12 +107,7 @@ class SeatView(BaseSeatView):
             "hand": [card_code(t) for t in sorted(self.hand, key=sort_key)],
             "hand_sizes": [self.hand_size(p) for p in range(n)],
             "open_hands": [None] * n,
-            "stock": self.stock_size,
-            "discards": [
-                {"card": code(c), "by": who, "taken": took >= 0, "reshuffled": took == -2}
-                for c, who, took in self.discard_log
-            ],
-            "discard_top": code(self.discard_pile[-1]) if self.discard_pile else None,
+            **self._pile_table(code),
             "sections": sections,
         }
 

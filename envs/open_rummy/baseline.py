@@ -24,9 +24,11 @@ Measured (4 seats, ``rounds=1``, 400 rounds each): see
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
+from typing import ClassVar
 
 from ..core.cards import JOKER
+from ..core.options import AgentOptions
 from .actions import (
     CARDSWAP_BASE,
     DISCARD_BASE,
@@ -46,45 +48,22 @@ from .meld_plans import SET_JOKER, plans
 from .rules import DRAW_PHASE
 from .seat import SeatView
 
-_CHOICES = {
-    "take_discard": ("useful", "never"),
-    "card_swap": ("useful", "never"),
-    "steal": ("yes", "no"),
-    "jokers": ("use", "keep"),
-    "discard": ("useless", "costly"),
-}
-
 
 @dataclass(frozen=True)
-class BaselineOptions:
+class BaselineOptions(AgentOptions):
     take_discard: str = "useful"
     card_swap: str = "useful"
     steal: str = "yes"
     jokers: str = "use"
     discard: str = "useless"
 
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if value not in _CHOICES[f.name]:
-                raise ValueError(
-                    f"baseline option {f.name} must be one of {', '.join(_CHOICES[f.name])}, "
-                    f"got {value!r}"
-                )
-
-    @classmethod
-    def parse(cls, text: str) -> BaselineOptions:
-        """``"steal=no;discard=costly"`` -> options; ValueError names a bad one."""
-        values: dict[str, str] = {}
-        for part in filter(None, (p.strip() for p in text.split(";"))):
-            name, sep, value = part.partition("=")
-            if not sep or name.strip() not in _CHOICES:
-                raise ValueError(
-                    f"unknown baseline option {part!r}: use <option>=<value> with one of "
-                    f"{', '.join(_CHOICES)}"
-                )
-            values[name.strip()] = value.strip()
-        return cls(**values)
+    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {
+        "take_discard": ("useful", "never"),
+        "card_swap": ("useful", "never"),
+        "steal": ("yes", "no"),
+        "jokers": ("use", "keep"),
+        "discard": ("useless", "costly"),
+    }
 
 
 def usefulness(card: int, hand: list[int]) -> float:

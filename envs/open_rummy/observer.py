@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.cards import N_CARD_TYPES, N_STANDARD
+from ..core.game import field_offsets
 from .actions import MAX_DECK_SIZE, MAX_JOKERS, MAX_MELDS, MAX_SEATS, TYPE_OF
 from .rules import DRAW_PHASE, PLACE_PHASE, GameState
 
@@ -72,12 +73,7 @@ FIELDS: list[tuple[str, int]] = [
     ("recent_discards", RECENT * RECENT_WIDTH),
     ("scalars", len(SCALARS)),
 ]
-OFFSET: dict[str, int] = {}
-_at = 0
-for _name, _size in FIELDS:
-    OFFSET[_name] = _at
-    _at += _size
-OBS_SIZE = _at
+OFFSET, OBS_SIZE = field_offsets(FIELDS)
 # The full state for centralised critics: the observation of seat 0 plus every hand and the
 # stock as scaled card-type counts, and whose turn it is.
 STATE_SIZE = OBS_SIZE + MAX_SEATS * N_CARD_TYPES + N_CARD_TYPES + MAX_SEATS

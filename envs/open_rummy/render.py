@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..core.cards import JOKER, card_code, hand_text
+from ..core.render import last_moves, table_top
 from .actions import TYPE_OF, card_at_position
 from .rules import DRAW_PHASE, GameState, TableMeld
 
@@ -34,14 +35,7 @@ def render_table(state: GameState, recent_moves: list[tuple[int, str]] = ()) -> 
             doing = "laying a meld"
         status = f"player_{state.current} {doing}"
     pile = [card_code(TYPE_OF[c]) for c in state.discard]
-    shown = " ".join(pile[-8:]) if pile else "(empty)"
-    if len(pile) > 8:
-        shown = f"... {shown}"
-    lines = [
-        head,
-        f"Turn {state.turns}, {status}",
-        f"Stock: {len(state.stock)} cards    Discard pile ({len(pile)}, top last): {shown}",
-    ]
+    lines = table_top(head, state.turns, status, len(state.stock), pile)
     for s in range(state.n):
         laid = "laid" if state.laid[s] else "no meld yet"
         lines.append(
@@ -51,6 +45,5 @@ def render_table(state: GameState, recent_moves: list[tuple[int, str]] = ()) -> 
     for m in state.melds:
         what = "closed set" if m.closed else "set" if m.is_set else "run"
         lines.append(f"  meld {m.slot + 1} ({what}, player_{m.owner}): [{meld_text(m)}]")
-    if recent_moves:
-        lines.append("Last moves: " + " | ".join(f"player_{p}: {t}" for p, t in recent_moves))
+    lines += last_moves(recent_moves)
     return "\n".join(lines)

@@ -88,22 +88,12 @@ class OpenConfig(RulesConfig):
     ends; "win": +1 to the winners and -1 to the others when the game ends."""
 
     def __post_init__(self) -> None:
-        def whole(name: str, lo: int, hi: int | None) -> None:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"{name} must be an int, got {value!r}")
-            if value < lo or (hi is not None and value > hi):
-                top = f"-{hi}" if hi is not None else " or more"
-                raise ValueError(f"{name} must be {lo}{top}, got {value}")
-
-        whole("num_players", MIN_SEATS, MAX_SEATS)
-        whole("target", 1, None)
-        whole("rounds", 0, None)
-        whole("jokers", 0, MAX_JOKERS)
-        if not isinstance(self.card_swap, bool):
-            raise ValueError(f"card_swap must be true or false, got {self.card_swap!r}")
-        if self.reward not in ("points", "win"):
-            raise ValueError(f"reward must be 'points' or 'win', got {self.reward!r}")
+        self.check_int("num_players", MIN_SEATS, MAX_SEATS)
+        self.check_int("target", 1)
+        self.check_int("rounds", 0)
+        self.check_int("jokers", 0, MAX_JOKERS)
+        self.check_bool("card_swap")
+        self.check_choice("reward", ("points", "win"))
 
     @classmethod
     def make(cls, **options) -> OpenConfig:
