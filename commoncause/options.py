@@ -78,14 +78,16 @@ def add_game_arguments(p: argparse.ArgumentParser, game_name: str | None = None)
             continue
         added.append(field.name)
         if field.type in ("bool", bool):
+            words = f"variant: {field.name.replace('_', ' ')}"
             state = "on" if field.default else "off"
-            p.add_argument(_flag(field.name), action=argparse.BooleanOptionalAction, default=None,
-                           help=f"variant: {field.name.replace('_', ' ')} (default {state})")  # fmt: skip
+            p.add_argument(_flag(field.name), action=argparse.BooleanOptionalAction,
+                           default=None, help=f"{words} (default {state})")  # fmt: skip
         else:
             word = field.type in ("str", str)
             kind = "a word" if word else "an int"
+            help_text = f"rules option {field.name} ({kind}, default {field.default})"
             p.add_argument(_flag(field.name), type=str if word else int, default=None,
-                           help=f"rules option {field.name} ({kind}, default {field.default})")  # fmt: skip
+                           help=help_text)  # fmt: skip
     p.set_defaults(game_fields=tuple(added))
     for alias, (field_name, value) in getattr(config_type, "CLI_ALIASES", {}).items():
         p.add_argument(_flag(alias), action="store_const", const=value, dest=field_name,

@@ -151,20 +151,21 @@ class RummyEnv(AECEnv, EzPickle):
         self.truncations = {a: False for a in agents}
         self.infos = {a: {} for a in agents}
         self.moves = 0
+        self._paid = False  # the last move paid some reward (the next must clear it)
         self.move_log: list[tuple[int, str]] = []  # (seat, move text), kept when rendering
         self.agent_selection = agents[self.game.current]
         if self.game.is_terminal:  # a deal that ends before the first move
-            self._pay()
+            self._pay(self.game.rewards())
 
     def _require_game(self, what: str):
         if self.game is None:
             raise RuntimeError(f"call reset() before {what}: no game has been dealt yet")
         return self.game
 
-    def _pay(self) -> None:
+    def _pay(self, earned: tuple[float, ...]) -> None:
         """Each seat's reward for the last move (the engine's ``rewards()``), and the end."""
         game = self.game
-        earned = game.rewards()
+        self._paid = any(earned)
         self.rewards = {a: earned[self._seat[a]] for a in self.agents}
         if game.is_terminal:
             self.terminations = {a: True for a in self.agents}
@@ -174,10 +175,12 @@ class RummyEnv(AECEnv, EzPickle):
         self._accumulate_rewards()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        game = self._require_game("observe()")
+        game = self.game
+        if game is None:
+            self._require_game("observe()")
         seat = self._seat[agent]
         mask = np.zeros(self.GAME.num_actions, dtype=np.int8)
-        if seat == game.current and not game.is_terminal:
+        if seat == game.current:  # (no legal action once the game is over)
             mask[game.legal_actions()] = 1
         return {"observation": self._observers[seat].encode(game), "action_mask": mask}
 
@@ -191,7 +194,7 @@ class RummyEnv(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         game = self.game
-        if isinstance(action, bool) or not isinstance(action, int | np.integer):
+        if action is True or action is False or not isinstance(action, int | np.integer):
             raise IllegalMoveError(
                 -1, game.legal_actions(), f"an action is an int id, not {action!r}"
             )
@@ -205,8 +208,10 @@ class RummyEnv(AECEnv, EzPickle):
         except IllegalMoveError as e:
             raise IllegalMoveError(action, e.legal, self._illegal_message(action)) from None
         self.moves += 1
-        self._pay()
-        if not game.is_terminal and self.moves >= self.max_moves:
+        earned = game.rewards()
+        if self._paid or any(earned) or game.is_terminal:  # else every reward stays zero
+            self._pay(earned)
+        if self.moves >= self.max_moves and not game.is_terminal:
             self.truncations = {a: True for a in self.agents}
         self.agent_selection = self.possible_agents[game.current]
         if self.render_mode == "human":

@@ -48,7 +48,8 @@ def test_mixed_suit_runs_and_same_suit_sets_are_melds():
         ["5C 6D 7H 8S KC KC KH 3C 3D 9C JD QH 10S", NO_CONTRACT], "AD", "4H", first_contract=2
     )
     play(state, "draw stock", "meld 5C in run 1", "meld 6D in run 1", "meld 7H in run 1",
-         "meld 8S in run 1", "meld KC in set 1", "meld KC in set 1", "meld KH in set 1")  # fmt: skip
+         "meld 8S in run 1", "meld KC in set 1", "meld KC in set 1",
+         "meld KH in set 1")  # fmt: skip
     assert state.laid[0]
     assert MELD_RULES.read_run(types("5C 6D 7H 8S")) is not None
     assert MELD_RULES.read_set(types("KC KC KH")) is not None
@@ -74,7 +75,8 @@ def test_wild_cards_anywhere():
     assert "meld 2S in run 1 as 8" in texts  # at its end
     assert "meld 2D in set 1" in texts  # in a set
     play(state, "meld 5C in run 1", "meld JK in run 1 as 6", "meld 7H in run 1",
-         "meld 2S in run 1 as 8", "meld KC in set 1", "meld KD in set 1", "meld 2D in set 1")  # fmt: skip
+         "meld 2S in run 1 as 8", "meld KC in set 1", "meld KD in set 1",
+         "meld 2D in set 1")  # fmt: skip
     assert state.laid[0]
 
 

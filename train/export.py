@@ -7,8 +7,10 @@ import os
 from pathlib import Path
 
 from commoncause.agents.trained import load_checkpoint
+from commoncause.envs.registry import get_game
 
 from .curve import plot_training_curve
+from .trainer import intended_use
 
 SHIPPED_KEYS = ("format", "game", "env_version", "obs_size", "n_actions", "features_dim",
                 "net_arch", "activation", "policy", "num_timesteps", "config", "run_name",
@@ -31,7 +33,12 @@ def export_checkpoint(source: str | Path, out_dir: str | Path, lineage: list[str
     os.replace(tmp, target)
     card_path = source.with_suffix(".json")
     card = json.loads(card_path.read_text()) if card_path.is_file() else {}
-    card |= {"exported_from": str(source), "lineage": list(lineage), "steps": data["num_timesteps"]}
+    card |= {
+        "exported_from": str(source),
+        "lineage": list(lineage),
+        "steps": data["num_timesteps"],
+        "intended_use": intended_use(get_game(data["game"])),
+    }
     (out_dir / "best.json").write_text(json.dumps(card, indent=2) + "\n")
     plot_training_curve(data["evaluations"], out_dir / "curve.png", data["run_name"])
     return target

@@ -77,6 +77,13 @@ def package_versions() -> dict:
     return versions
 
 
+def intended_use(game) -> str:
+    """The model card's intended use, by the kind of game."""
+    if game.team:
+        return "research on cooperative play and signalling; an AI partner"
+    return "research on competitive self-play; an AI opponent"
+
+
 def report_summary(report: EvalReport) -> dict:
     return {
         "team": list(report.team),
@@ -234,7 +241,7 @@ class Trainer:
             "best_eval_win_rate": self.state.best_win_rate,
             "final_comparison": self.state.final,
             "versions": package_versions(),
-            "intended_use": "research on cooperative play and signalling; an AI partner",
+            "intended_use": intended_use(self.game),
             "evaluation_protocol": "paired deals: every team plays the same deal seeds",
         }
 

@@ -314,9 +314,9 @@ class GameState:
         r = 1.0 if self.result == "win" else -1.0 if self.result == "loss" else 0.0
         return (r, r)
 
-    def rewards(self) -> tuple[float, float]:
-        """The team return on the move that ends the game, else nothing."""
-        return self.returns()
+    # Rewards of the last move: the team return on the move that ends the game, else nothing
+    # (the returns are zero until then), so rewards() is returns() itself.
+    rewards = returns
 
     def seat_stats(self, seat: int) -> dict[str, float]:
         """The team's figures (the same for both seats): won, turns, discard pickups."""

@@ -98,9 +98,12 @@ class BaselineAgent:
             wanted = opts.cut_in == "useful" and self._wanted(view, top, hand)
             return CUTIN_TAKE if wanted and CUTIN_TAKE in legal else CUTIN_PASS
         if view.phase == DRAW_PHASE:
-            if DRAW_DISCARD in legal and opts.take_discard == "useful":
-                if self._wanted(view, DECK.type_of(view.discard_pile[-1]), hand):
-                    return DRAW_DISCARD
+            if (
+                DRAW_DISCARD in legal
+                and opts.take_discard == "useful"
+                and self._wanted(view, DECK.type_of(view.discard_pile[-1]), hand)
+            ):
+                return DRAW_DISCARD
             return DRAW_STOCK
         melds = [a for a in legal if SET_MELD_BASE <= a < LAYOFF_BASE]
         if melds:
