@@ -8,7 +8,8 @@ configs travel with it. Every other setting is in pyproject.toml.
 from setuptools import find_packages, setup
 
 FOLDERS = ("envs", "agents", "train")
-DATA = {"checkpoints.normal": ["*.pt", "*.json", "*.png"], "configs": ["*.yaml"]}
+SHIPPED = ["*.pt", "*.json", "*.png"]
+DATA = {"checkpoints.normal": SHIPPED, "checkpoints.dummy_rummy_2p": SHIPPED, "configs": ["*.yaml"]}
 
 packages = ["commoncause", *find_packages(include=["commoncause.*"])]
 package_dir = {"commoncause": "commoncause"}

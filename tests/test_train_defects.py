@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import shutil
 from pathlib import Path
@@ -13,6 +14,7 @@ import torch
 import yaml
 
 from commoncause.agents.trained import (
+    DEFAULT_CHECKPOINT,
     PolicyAgent,
     load_checkpoint,
     policy_from_checkpoint,
@@ -109,7 +111,7 @@ def test_resume_of_an_exported_checkpoint_points_to_init_from(
 
 def test_resume_takes_only_total_steps_and_ignores_the_old_init_from(tmp_path: Path, capsys):
     start = tmp_path / "start.pt"
-    shutil.copy(SHIPPED[0], start)
+    shutil.copy(DEFAULT_CHECKPOINT, start)
     config = smoke_config(tmp_path, trainer="torch", init_from=str(start), bc_games=0,
                           total_steps=128, n_envs=1, checkpoint_interval=10_000,
                           eval_interval=10_000)  # fmt: skip
@@ -130,15 +132,19 @@ def test_resume_takes_only_total_steps_and_ignores_the_old_init_from(tmp_path: P
 # --- checkpoints ------------------------------------------------------------------------
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.parent.name)
 def test_shipped_checkpoints_load_and_play(path: Path):
+    """Every shipped policy loads and plays a legal move of its own game (its model card
+    names the same game)."""
     agent = PolicyAgent(path)
-    assert agent.game == "common_cause"
-    game = get_game()
-    state = game.new_game(game.make_config(), 1)
+    card = json.loads(path.with_suffix(".json").read_text())
+    assert card.get("game", "common_cause") == agent.game
+    game = get_game(agent.game)
+    options = card.get("game_config", {}) if agent.game != "common_cause" else {}
+    state = game.new_game(game.make_config(**options), 1)
     assert agent.act(game.seat_view(state, state.current)) in state.legal_actions()
 
 
 def test_checkpoint_errors_are_one_line(tmp_path: Path, capsys):
-    data = load_checkpoint(SHIPPED[0])
+    data = load_checkpoint(DEFAULT_CHECKPOINT)
     wrong = tmp_path / "wrong.pt"
     torch.save(data | {"net_arch": [64]}, wrong)
     with pytest.raises(ValueError, match="do not fit the network") as info:
@@ -163,10 +169,10 @@ def test_checkpoint_errors_are_one_line(tmp_path: Path, capsys):
 
 
 def test_checkpoints_record_their_game(tmp_path: Path):
-    data = load_checkpoint(SHIPPED[0])
+    data = load_checkpoint(DEFAULT_CHECKPOINT)
     assert data["game"] == "common_cause"  # older checkpoints are Common Cause's
     with pytest.raises(ValueError, match="policy for the game common_cause, not gin"):
-        load_checkpoint(SHIPPED[0], game="gin")
+        load_checkpoint(DEFAULT_CHECKPOINT, game="gin")
     other = tmp_path / "other.pt"
     torch.save(data | {"game": "gin"}, other)
     with pytest.raises(ValueError, match="unknown game 'gin'"):
@@ -277,7 +283,7 @@ def test_agents_of_one_checkpoint_share_one_network(tmp_path):
     """A server with many games loads a checkpoint once; a rewritten file is read again."""
     import shutil
 
-    from commoncause.agents.trained import DEFAULT_CHECKPOINT, PolicyAgent
+
 
     path = tmp_path / "policy.pt"
     shutil.copy(DEFAULT_CHECKPOINT, path)
