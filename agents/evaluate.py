@@ -56,12 +56,20 @@ def make_agent(spec: str, game: str = DEFAULT_GAME) -> Agent:
     raise ValueError(f"unknown team member {spec!r}: choose {AGENT_CHOICES}")
 
 
-def parse_team(text: str, seats: int = 2, game: str = DEFAULT_GAME) -> tuple[str, ...]:
+def parse_team(
+    text: str, seats: int = 2, game: str = DEFAULT_GAME, config: Any = None
+) -> tuple[str, ...]:
     """``"baseline,random"`` -> ("baseline", "random"): one member per seat, each checked;
-    a single member fills every seat."""
+    a single member fills every seat. With ``config``, ``trained`` names the game's shipped
+    policy for that config (its path, where it is not the default config's)."""
     members = [m.strip() for m in text.split(",")]
     if len(members) == 1 and members[0]:
         members = members * seats
+    if config is not None and "trained" in members:
+        from .trained import trained_spec
+
+        spec = trained_spec(game, config)
+        members = [spec if m == "trained" else m for m in members]
     if len(members) != seats or not all(members):
         count = _WORDS[seats] if seats < len(_WORDS) else str(seats)
         raise ValueError(

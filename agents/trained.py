@@ -30,9 +30,13 @@ def shipped_checkpoint(game: str = DEFAULT_GAME, config=None) -> Path:
     its record names it; a ValueError when the game ships none."""
     record = get_game(game)
     relative = record.checkpoint(config if config is not None else record.make_config())
-    if relative is None:
-        raise ValueError(f"{record.title} ships no trained policy; name a checkpoint path")
-    return ROOT / relative
+    path = None if relative is None else ROOT / relative
+    if path is None or not path.is_file():
+        label = record.make_config().label() if config is None else config.label()
+        raise ValueError(
+            f"{record.title} ships no trained policy for {label}; name a checkpoint path"
+        )
+    return path
 
 
 def build_policy(
@@ -159,7 +163,7 @@ def _shared_policy(path: Path, game: str | None) -> tuple[dict, object]:
     if not path.is_file():
         raise ValueError(f"checkpoint {path} not found")
     stat = path.stat()
-    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    key = (str(path.resolve()), stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size)
     if key in _POLICIES:
         _POLICIES.move_to_end(key)
         data, policy = _POLICIES[key]
@@ -174,6 +178,18 @@ def _shared_policy(path: Path, game: str | None) -> tuple[dict, object]:
     while len(_POLICIES) > _POLICY_CACHE_SIZE:
         _POLICIES.popitem(last=False)
     return entry
+
+
+def trained_spec(game: str, config) -> str:
+    """What ``trained`` means for a game and config as a team member: ``trained`` when it is
+    the default config's shipped policy, else that config's checkpoint path; a ValueError
+    when the game ships none for the config."""
+    path = shipped_checkpoint(game, config)
+    try:
+        default = shipped_checkpoint(game)
+    except ValueError:
+        default = None
+    return "trained" if path == default else str(path)
 
 
 class PolicyAgent:

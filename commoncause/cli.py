@@ -110,7 +110,10 @@ def _team_arguments(p: argparse.ArgumentParser, default_games: int) -> None:
         help="one member per seat, comma separated (two for Common Cause), or one member for "
         f"every seat; a member is {AGENT_CHOICES} (default baseline in every seat)",
     )
-    p.add_argument("--games", type=int, default=default_games, help="games to play")
+    p.add_argument(
+        "--games", type=int, default=default_games,
+        help="games to play (a competitive game: deals, each played in every seat rotation)",
+    )  # fmt: skip
     add_seed_argument(p, 0, "deal seed (same seed, same deals)")
     p.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     p.add_argument("--json", type=Path, help="write the figures to this JSON file")
@@ -166,7 +169,7 @@ def _run_table_eval(args: argparse.Namespace, game, config) -> int:
     seats = game.num_seats(config)
     if args.compare:
         raise ValueError(f"--compare is for team games; {game.title} rotates one table")
-    team = parse_team(args.team, seats, game.name)
+    team = parse_team(args.team, seats, game.name, config)
     try:
         bar, advance = _progress(args.games * seats, f"{','.join(team)}: {config.label()}")
         with bar:
@@ -216,9 +219,9 @@ def run_eval(args: argparse.Namespace) -> int:
     seats = game.num_seats(config)
     if not game.team:
         return _run_table_eval(args, game, config)
-    teams = [parse_team(args.team, seats, game.name)]
+    teams = [parse_team(args.team, seats, game.name, config)]
     if args.compare:
-        teams.append(parse_team(args.compare, seats, game.name))
+        teams.append(parse_team(args.compare, seats, game.name, config))
     stock_size = getattr(args, "stock_size", None)
     level = config.label() if stock_size is None else f"stock {stock_size}"
     reports = []

@@ -283,8 +283,6 @@ def test_agents_of_one_checkpoint_share_one_network(tmp_path):
     """A server with many games loads a checkpoint once; a rewritten file is read again."""
     import shutil
 
-
-
     path = tmp_path / "policy.pt"
     shutil.copy(DEFAULT_CHECKPOINT, path)
     first, second = PolicyAgent(path), PolicyAgent(path)

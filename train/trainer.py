@@ -239,6 +239,11 @@ class Trainer:
             "config": cfg.to_dict(),
             "evaluations": self.state.evaluations,
             "best_eval_win_rate": self.state.best_win_rate,
+            "best_eval_metric": (
+                "win rate of the trained team"
+                if self.game.team
+                else "return per game minus the baselines' mean, one trained seat"
+            ),
             "final_comparison": self.state.final,
             "versions": package_versions(),
             "intended_use": intended_use(self.game),
@@ -289,23 +294,21 @@ class Trainer:
             self.save(self.checkpoints / "last.pt")
         return entry
 
-    def _evaluate_table(self, checkpoint: Path, games: int, workers: int, seed: int | None = None):
+    def _measure_table(self, checkpoint: Path, games: int, workers: int, seed: int) -> dict:
         """One trained seat and baselines in the others, over ``games`` games (deals x seat
-        rotations); the entry's ``win_rate`` (what best.pt is chosen by) is the trained
-        seat's return minus the baselines' mean, per game."""
+        rotations); ``win_rate`` is the trained seat's return minus the baselines' mean, per
+        game. Measures only: records, logs and saves nothing."""
         from commoncause.agents.tournament import evaluate_table
 
-        cfg = self.config
-        rules = cfg.game_config()
+        rules = self.config.game_config()
         seats = self.game.num_seats(rules)
         team = (str(checkpoint), *["baseline"] * (seats - 1))
-        deals = max(1, games // seats)
-        seed = cfg.eval_seed if seed is None else seed
-        report = evaluate_table(team, rules, deals, seed, workers, self.game.name)
+        report = evaluate_table(team, rules, max(1, games // seats), seed, workers, self.game.name)
         trained = report.members[0]
-        entry = {
+        return {
             "step": int(self.model.num_timesteps),
             "win_rate": report.vs_field["mean"],
+            "metric": "return per game minus the baselines' mean (seats rotated, paired deals)",
             "ci95": report.vs_field["ci95"],
             "games": report.games,
             "return": trained["return"]["mean"],
@@ -313,6 +316,11 @@ class Trainer:
             "outright_win_rate": trained["win_rate"],
             "baseline_return": sum(m["return"]["mean"] for m in report.members[1:]) / (seats - 1),
         }
+
+    def _evaluate_table(self, checkpoint: Path, games: int, workers: int) -> dict:
+        """A training evaluation of a competitive game: measured, logged, recorded, and
+        best.pt saved when it is the best so far."""
+        entry = self._measure_table(checkpoint, games, workers, self.config.eval_seed)
         self.state.evaluations.append(entry)
         logger = self.model.logger
         logger.record("table/eval_return", entry["return"])
@@ -323,7 +331,7 @@ class Trainer:
         self.say(
             f"step {entry['step']:,}: return {entry['return']:.2f} per game, baselines "
             f"{entry['baseline_return']:.2f}; difference {entry['win_rate']:+.2f} "
-            f"[{low:+.2f}, {high:+.2f}] over {report.games} games"
+            f"[{low:+.2f}, {high:+.2f}] over {entry['games']} games"
         )
         if len(self.state.evaluations) == 1 or entry["win_rate"] > self.state.best_win_rate:
             self.state.best_win_rate = entry["win_rate"]
@@ -335,10 +343,9 @@ class Trainer:
         (a competitive game: the best policy in one seat, baselines in the others)."""
         cfg = self.config
         if not self.game.team:
-            entry = self._evaluate_table(
+            entry = self._measure_table(
                 self.checkpoints / "best.pt", cfg.final_eval_games, 2, cfg.eval_seed + 1
             )
-            self.state.evaluations.pop()  # the final figures are not a training evaluation
             self.state.final = {"trained_vs_baselines": entry}
             return self.state.final
         best = self.checkpoints / "best.pt"

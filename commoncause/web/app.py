@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from commoncause import ROOT, records
+from commoncause.agents.trained import trained_spec
 from commoncause.envs.registry import DEFAULT_GAME, game_names, get_game
 from commoncause.session import HUMAN, BadInput, PlaySession
 
@@ -118,13 +119,8 @@ def partner_choices(game_name: str) -> list[dict[str, str]]:
     """Who may play the other seats of a game: value and a short description."""
     game = get_game(game_name)
     out = [{"value": "baseline", "label": f"the {game.title} baseline"}]
-    try:
-        from commoncause.agents.trained import shipped_checkpoint
-
-        if shipped_checkpoint(game_name).is_file():
-            out.insert(0, {"value": "trained", "label": "the trained policy (shipped)"})
-    except ValueError:
-        pass
+    if any(checkpoint_game(path) == game_name for path in checkpoint_choices().values()):
+        out.insert(0, {"value": "trained", "label": "the trained policy (shipped)"})
     for name, path in checkpoint_choices().items():
         if checkpoint_game(path) == game_name:
             out.append({"value": name, "label": f"checkpoint {name}"})
@@ -517,7 +513,7 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
             raise ApiError(400, "give partner or opponents, not both")
         given = body.partner if body.partner is not None else body.opponents
         if given is None:
-            others = ["trained" if _has_trained(game.name) else "baseline"] * (n - 1)
+            others = [_trained_or_baseline(game.name, config)] * (n - 1)
         elif isinstance(given, str):
             others = [given] * (n - 1)
         else:
@@ -527,6 +523,12 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
                 400, f"{game.title} with {n} seats needs {n - 1} other players, got {len(others)}"
             )
         specs = [HUMAN if o in PERSON else agent_spec(o, game.name) for o in others]
+        if "trained" in specs:  # the shipped policy for this config (2 or 4 players, ...)
+            try:
+                resolved = trained_spec(game.name, config)
+            except ValueError as e:
+                raise ApiError(400, str(e)) from None
+            specs = [resolved if spec == "trained" else spec for spec in specs]
         seats = specs[: body.seat] + [HUMAN] + specs[body.seat :]
         deck = None
         if body.deck is not None:
@@ -667,13 +669,13 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
     return BodyLimit(app)  # type: ignore[return-value]
 
 
-def _has_trained(game_name: str) -> bool:
+def _trained_or_baseline(game_name: str, config) -> str:
+    """The default for the other seats: the shipped policy for this config, else the
+    baseline."""
     try:
-        from commoncause.agents.trained import shipped_checkpoint
-
-        return shipped_checkpoint(game_name).is_file()
+        return trained_spec(game_name, config)
     except ValueError:
-        return False
+        return "baseline"
 
 
 # --------------------------------------------------------------------------- CLI
