@@ -32,7 +32,6 @@ from .actions import (
     decode,
     layoff_action,
     points,
-    positions_of_rank,
     rank_at,
     run_meld_action,
     set_meld_action,
@@ -575,10 +574,6 @@ class GameState:
         return where
 
 
-def card_points(types: list[int]) -> int:
-    return sum(points(t) for t in types)
-
-
 __all__ = [
     "CONTRACTS",
     "DRAW_PHASE",
@@ -590,6 +585,4 @@ __all__ = [
     "GameState",
     "IllegalMoveError",
     "TableMeld",
-    "card_points",
-    "positions_of_rank",
 ]

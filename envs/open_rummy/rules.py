@@ -632,10 +632,6 @@ class GameState:
         return where
 
 
-def card_points(types: list[int]) -> int:
-    return sum(points(t) for t in types)
-
-
 __all__ = [
     "DRAW_PHASE",
     "MELD_RULES",
@@ -646,7 +642,6 @@ __all__ = [
     "IllegalMoveError",
     "OpenConfig",
     "TableMeld",
-    "card_points",
     "hand_size_for",
     "placed_points",
 ]
