@@ -10,12 +10,16 @@ Measures, in one run on one machine, for ``--game NAME`` (default ``common_cause
   for reference; a game is cut at the game's ``max_moves`` as the env truncates it.
 - the peers of ``bench/peers.py`` where installed (``make peers``).
 
+The runs go round-robin (each repeat measures every environment once, ours and the peers)
+so that a busy machine slows them alike; the ratios to the peers use medians.
+
 Env keywords: ``--num-players N`` and ``--option key=value`` (repeatable, values read as
 JSON where they parse, e.g. ``--option cut_ins=true --option hands=1``). Each measurement
-runs ``--repeats`` times for ``--seconds``; mean and median are reported. ``--memory-steps
-N`` then plays N random env steps of the same env and samples the resident memory every
-N/10 steps (it must stay flat). Run: ``python bench/bench_env.py [--game dummy_rummy
---num-players 4] [--json out.json]``.
+runs ``--repeats`` times for ``--seconds`` (wall-clock seconds, or CPU seconds of this
+process with ``--cpu-time``, for a machine shared with other work); mean and median are
+reported. ``--memory-steps N`` then plays N random env steps of the same env and samples
+the resident memory every N/10 steps (it must stay flat). Run: ``python
+bench/bench_env.py [--game dummy_rummy --num-players 4] [--cpu-time] [--json out.json]``.
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ import platform
 import random
 import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +38,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from peers import format_table, result, run_peers  # noqa: E402
+from peers import format_table, now, result, run_peers, use_cpu_time  # noqa: E402
 
 from commoncause.envs.registry import DEFAULT_GAME, game_names, get_game  # noqa: E402
 
@@ -58,12 +61,12 @@ def random_game(e, rng: random.Random):
 def timed(name: str, seconds: float, play_game) -> dict:
     """Play games (``play_game()`` returns its step count) until ``seconds`` have passed."""
     steps = games = 0
-    start = time.perf_counter()
+    start = now()
     deadline = start + seconds
-    while time.perf_counter() < deadline:
+    while now() < deadline:
         steps += play_game()
         games += 1
-    return result(name, steps, games, time.perf_counter() - start)
+    return result(name, steps, games, now() - start)
 
 
 def bench_aec(make, name: str, seconds: float, seed: int = 0) -> dict:
@@ -190,8 +193,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="runs per environment")
     parser.add_argument("--memory-steps", type=int, default=1_000_000)
     parser.add_argument("--no-peers", action="store_true", help="skip the peer environments")
+    parser.add_argument(
+        "--cpu-time",
+        action="store_true",
+        help="steps per CPU second of this process (for a shared machine), not per wall second",
+    )
     parser.add_argument("--json", type=Path, help="also write the results to this file")
     args = parser.parse_args(argv)
+    use_cpu_time(args.cpu_time)
     options = _options(args.option)
     if args.num_players is not None:
         options["num_players"] = args.num_players
@@ -207,23 +216,29 @@ def main(argv: list[str] | None = None) -> int:
         lambda s, i: bench_aec(make_raw, f"{name}/raw_env", s, seed=i),
         engine,
     ]
-    results = [_summary([bench(args.seconds, i) for i in range(args.repeats)]) for bench in ours]
-    if not args.no_peers:
-        for peer_runs in zip(*(run_peers(args.seconds) for _ in range(args.repeats)), strict=True):
-            skipped = [r for r in peer_runs if "skipped" in r]
-            results.append(skipped[0] if skipped else _summary(list(peer_runs)))
+    rounds = []  # per repeat: ours, then the peers
+    for i in range(args.repeats):
+        runs = [bench(args.seconds, i) for bench in ours]
+        rounds.append(runs + ([] if args.no_peers else run_peers(args.seconds)))
+    results = []
+    for runs in zip(*rounds, strict=True):
+        skipped = [r for r in runs if "skipped" in r]
+        results.append(skipped[0] if skipped else _summary(list(runs)))
     print(format_table(results))
-    ours_env = results[0]["steps_per_s"]
+    ours_env = results[0]["steps_per_s_median"]
     ratios = {
-        r["name"]: round(ours_env / r["steps_per_s"], 2) for r in results[3:] if "skipped" not in r
+        r["name"]: round(ours_env / r["steps_per_s_median"], 2)
+        for r in results[3:]
+        if "skipped" not in r
     }
     for peer, ratio in ratios.items():
-        print(f"{results[0]['name']} steps/s vs {peer}: {ratio}x")
+        print(f"{results[0]['name']} median steps/s vs {peer}: {ratio}x")
     report = {
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
         "game": name,
         "options": options,
         "seconds_per_run": args.seconds,
+        "clock": "cpu" if args.cpu_time else "wall",
         "load_average": [round(x, 2) for x in os.getloadavg()],
         "results": results,
         "ratios_env_vs_peer": ratios,

@@ -179,10 +179,15 @@ class RummyEnv(AECEnv, EzPickle):
         if game is None:
             self._require_game("observe()")
         seat = self._seat[agent]
-        mask = np.zeros(self.GAME.num_actions, dtype=np.int8)
+        # the mask filled as bytes, then viewed as int8: faster than numpy's list indexing
+        mask = bytearray(self.GAME.num_actions)
         if seat == game.current:  # (no legal action once the game is over)
-            mask[game.legal_actions()] = 1
-        return {"observation": self._observers[seat].encode(game), "action_mask": mask}
+            for a in game.legal_actions():
+                mask[a] = 1
+        return {
+            "observation": self._observers[seat].encode(game),
+            "action_mask": np.frombuffer(mask, dtype=np.int8),
+        }
 
     def state(self) -> np.ndarray:
         """Every card, hidden ones included: for centralised critics in training only."""

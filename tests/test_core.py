@@ -141,9 +141,7 @@ def test_registry_names_each_game_and_its_pettingzoo_id():
 
 
 def run_python(script: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT
-    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr
 
 
@@ -153,9 +151,7 @@ def test_pettingzoo_make_works_in_either_import_order(first):
     if first == "pettingzoo":
         imports.reverse()
     run_python(
-        "import sys\n"
-        + "\n".join(imports)
-        + "\nimport pettingzoo\n"
+        "import sys\n" + "\n".join(imports) + "\nimport pettingzoo\n"
         "e = pettingzoo.make('aec', 'commoncause/common_cause-v0', level='hard')\n"
         "e.reset(seed=1)\n"
         "assert e.unwrapped.level == 'hard', e.unwrapped.level\n"

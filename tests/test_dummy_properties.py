@@ -5,23 +5,27 @@ and PettingZoo's api, seed and render tests for 2, 3 and 4 players."""
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import pytest
+from competitive import (
+    EAGERNESS,
+    SEEDS,
+    check_mask_equals_legal_moves,
+    check_meld_reading,
+    check_observation_ignores_hidden_cards,
+    check_random_play,
+    random_play,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pettingzoo.test import api_test, render_test, seed_test
 
 from commoncause.envs.dummy_rummy import env
 from commoncause.envs.dummy_rummy.actions import DECK, LAYOFF_BASE, SET_MELD_BASE
-from commoncause.envs.dummy_rummy.notation import move_text, parse_move
 from commoncause.envs.dummy_rummy.observer import encode
 from commoncause.envs.dummy_rummy.rules import MELD_RULES, DummyConfig, GameState
 
-SETTINGS = settings(
-    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MAX_MOVES = 600
 
 
@@ -35,25 +39,9 @@ def configs(draw) -> DummyConfig:
     )
 
 
-seeds = st.integers(0, 2**31 - 1)
-eagerness = st.sampled_from([0.0, 0.7, 1.0])  # how often a meld or lay-off step is taken
-
-
 def play(config: DummyConfig, seed: int, eager: float):
     """Random legal play; yields the state before each move and the move (None at the end)."""
-    rng = random.Random(seed)
-    deck = list(range(DECK.size))
-    rng.shuffle(deck)
-    state = GameState(config, deck)
-    for _ in range(MAX_MOVES):
-        if state.is_terminal:
-            break
-        legal = state.legal_actions()
-        placing = [a for a in legal if a >= SET_MELD_BASE]
-        action = rng.choice(placing if placing and rng.random() < eager else legal)
-        yield state, action
-        state.apply(action)
-    yield state, None
+    return random_play("dummy_rummy", config, seed, eager, SET_MELD_BASE, MAX_MOVES)
 
 
 def check_melds(state: GameState) -> None:
@@ -61,70 +49,31 @@ def check_melds(state: GameState) -> None:
         if len(m) < m.size:  # still being laid this turn
             assert state.building and m.owner == state.current
             continue
-        cards = [DECK.type_of(c) for c in m.physical()]
-        if m.is_set:
-            reading = MELD_RULES.read_set(cards)
-            assert reading is not None and reading.rank == m.rank, cards
-        else:
-            assert sorted(m.slots) == list(range(m.lo, m.hi + 1)), m.slots
-            reading = MELD_RULES.read_run(cards)
-            assert reading is not None, cards
+        check_meld_reading(MELD_RULES, m, [DECK.type_of(c) for c in m.physical()])
+        if not m.is_set:
             assert not (m.lo == 1 and m.hi == 14)
 
 
 @SETTINGS
-@given(configs(), seeds, eagerness)
+@given(configs(), SEEDS, EAGERNESS)
 def test_conservation_melds_and_no_dead_ends(config, seed, eager):
-    for state, action in play(config, seed, eager):
-        assert sorted(state.locations()) == list(range(DECK.size))
-        check_melds(state)
-        if state.is_terminal:
-            assert state.legal_actions() == []
-            continue
-        legal = state.legal_actions()
-        assert legal, "a player without a legal move"
-        if state.building:
-            assert all(SET_MELD_BASE <= a < LAYOFF_BASE for a in legal), "dead end"
-        if action is not None:
-            assert parse_move(state, move_text(state, action)) == action
+    plays = play(config, seed, eager)
+    steps = range(SET_MELD_BASE, LAYOFF_BASE)
+    check_random_play("dummy_rummy", plays, check_melds, lambda s: s.building, steps)
 
 
 @SETTINGS
-@given(configs(), seeds, eagerness)
+@given(configs(), SEEDS, EAGERNESS)
 def test_observation_ignores_hidden_cards(config, seed, eager):
     """Permuting the cards a seat cannot see (other hands, the stock) changes nothing in its
     observation."""
-    rng = random.Random(seed)
-    for step, (state, _) in enumerate(play(config, seed, eager)):
-        if step % 17:
-            continue
-        me = state.current
-        twin = state.clone()
-        slots = [(s, i) for s in range(twin.n) if s != me for i in range(len(twin.hands[s]))]
-        hidden = [twin.hands[s][i] for s, i in slots] + twin.stock
-        rng.shuffle(hidden)
-        for (s, i), card in zip(slots, hidden, strict=False):
-            twin.hands[s][i] = card
-        twin.stock = hidden[len(slots) :]
-        assert np.array_equal(encode(state, me), encode(twin, me))
+    check_observation_ignores_hidden_cards(play(config, seed, eager), seed, 17, encode)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_mask_equals_legal_moves_through_the_env(players):
     e = env(num_players=players, hands=1, cut_ins=players == 3)
-    e.reset(seed=players)
-    rng = random.Random(players)
-    for agent in e.agent_iter(max_iter=800):
-        obs, _, term, trunc, _ = e.last()
-        if term or trunc:
-            e.step(None)
-            continue
-        legal = e.unwrapped.game.legal_actions()
-        assert np.flatnonzero(obs["action_mask"]).tolist() == legal
-        for other in e.agents:
-            if other != agent:
-                assert not e.observe(other)["action_mask"].any()
-        e.step(rng.choice(legal))
+    check_mask_equals_legal_moves(e, seed=players, max_iter=800)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

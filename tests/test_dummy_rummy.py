@@ -4,14 +4,20 @@ chosen in ``dummy_helpers``; the notation; the env's bad-input handling."""
 from __future__ import annotations
 
 import pytest
+from competitive import (
+    check_bad_config_refused,
+    check_illegal_move_refused,
+    check_malformed_deck_refused,
+    check_pile_turns_into_the_stock,
+    malformed_decks,
+)
 from dummy_helpers import deal, legal_texts, new_game, play
 
 from commoncause.envs.core.cards import parse_card
-from commoncause.envs.core.game import IllegalMoveError
 from commoncause.envs.dummy_rummy import env
 from commoncause.envs.dummy_rummy.actions import DISCARD_BASE, N_ACTIONS, decode, points
 from commoncause.envs.dummy_rummy.notation import move_text, parse_move
-from commoncause.envs.dummy_rummy.rules import MELD_RULES, PLACE_PHASE, DummyConfig
+from commoncause.envs.dummy_rummy.rules import MELD_RULES, PLACE_PHASE
 
 NO_CONTRACT = "3C 4D 6H 8S 10C QD KH AC 3H 4S 6D 8H 10H"  # no two sets, no run, no wild
 
@@ -136,15 +142,7 @@ def test_reading_6_no_step_into_a_dead_end():
 
 def test_reading_7_the_pile_turns_into_the_stock():
     state = new_game([NO_CONTRACT, "3D 4C 6C 8C 10S QC KC AD 3S 4H 6D 8D 10D"], "5C")
-    while state.stock:  # each player discards the card they drew
-        play(state, "draw stock")
-        state.apply(DISCARD_BASE + state.hand_types(state.current)[-1])
-    before = list(state.discard)
-    assert len(before) == 82
-    play(state, "draw stock")
-    assert state.discard == before[-1:]
-    assert state.hands[state.current][-1] == before[0]  # the oldest discard comes up first
-    assert len(state.stock) == len(before) - 2
+    check_pile_turns_into_the_stock(state, play, DISCARD_BASE)
 
 
 def test_reading_8_the_twelfth_contract_ends_the_game():
@@ -172,8 +170,11 @@ def test_hands_option_stops_the_game_and_the_lowest_total_wins():
 
 
 def test_reading_10_cut_ins():
-    hands = [NO_CONTRACT, "3D 4C 6C 8C 10S QC KC AD 3S 4H 6D 8D 10D",
-             "5C 7C 9C JC 5D 7D 9D JD 5H 7H 9H JH 7S"]
+    hands = [
+        NO_CONTRACT,
+        "3D 4C 6C 8C 10S QC KC AD 3S 4H 6D 8D 10D",
+        "5C 7C 9C JC 5D 7D 9D JD 5H 7H 9H JH 7S",
+    ]
     state = new_game(hands, "KS", "5C 5D 5H 5S JK", cut_ins=True)
     play(state, "draw stock")
     assert state.current == 1 and legal_texts(state) == ["cutin take", "cutin pass"]
@@ -203,26 +204,12 @@ def test_notation_round_trips_and_names_problems():
 
 def test_illegal_action_raises_and_changes_nothing():
     e = env(num_players=2, hands=1)
-    e.reset(options={"deck": deal(GOES_OUT, "KC", "5H 5S 7S")})
-    before = [list(h) for h in e.unwrapped.game.hands]
-    with pytest.raises(IllegalMoveError, match="legal moves: draw stock; draw discard"):
-        e.step(parse_move(e.unwrapped.game, "discard 5C"))
-    assert [list(h) for h in e.unwrapped.game.hands] == before
-    assert e.unwrapped.game.history == []
+    check_illegal_move_refused(e, deal(GOES_OUT, "KC", "5H 5S 7S"), "discard 5C")
 
 
-@pytest.mark.parametrize(
-    "deck, problem",
-    [
-        (deal(GOES_OUT, "KC")[:-1], "108 card codes"),
-        (["7H"] * 3 + deal(GOES_OUT, "KC")[3:], "copy 3 of 7H"),
-        (deal(GOES_OUT, "KC")[:-5] + ["JK"] * 5, "a fifth joker"),
-    ],
-)
+@pytest.mark.parametrize("deck, problem", malformed_decks(deal(GOES_OUT, "KC")))
 def test_malformed_deck_refused_at_reset(deck, problem):
-    e = env(num_players=2)
-    with pytest.raises(ValueError, match=problem):
-        e.reset(options={"deck": deck})
+    check_malformed_deck_refused(env(num_players=2), deck, problem)
 
 
 @pytest.mark.parametrize(
@@ -235,7 +222,4 @@ def test_malformed_deck_refused_at_reset(deck, problem):
     ],
 )
 def test_bad_config_refused_at_construction(options, problem):
-    with pytest.raises(ValueError, match=problem):
-        env(**options)
-    with pytest.raises(ValueError, match=problem):
-        DummyConfig.from_dict(options)
+    check_bad_config_refused("dummy_rummy", options, problem)

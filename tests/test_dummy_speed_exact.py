@@ -25,6 +25,7 @@ import sys
 
 import numpy as np
 import pytest
+from competitive import random_play
 
 from commoncause.envs.core.cards import N_CARD_TYPES
 from commoncause.envs.dummy_rummy.actions import (
@@ -174,20 +175,8 @@ GAMES = [  # (num_players, cut_ins, first_contract, hands, eager, seed)
 def random_game(players, cut_ins, first, hands, eager, seed):
     """Random legal play on the engine; yields (state, action) before each move, then
     (state, None)."""
-    rng = random.Random(seed)
-    deck = list(range(DECK.size))
-    rng.shuffle(deck)
     config = DummyConfig(num_players=players, cut_ins=cut_ins, first_contract=first, hands=hands)
-    state = GameState(config, deck)
-    for _ in range(MAX_MOVES):
-        if state.is_terminal:
-            break
-        legal = state.legal_actions()
-        placing = [a for a in legal if a >= SET_MELD_BASE]
-        action = rng.choice(placing if placing and rng.random() < eager else legal)
-        yield state, action
-        state.apply(action)
-    yield state, None
+    return random_play("dummy_rummy", config, seed, eager, SET_MELD_BASE, MAX_MOVES)
 
 
 def game_digest(game: tuple) -> str:

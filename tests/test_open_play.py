@@ -5,27 +5,35 @@ hand), record, replay and resume; the real ``play`` CLI driven through a pseudo-
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from competitive import (
+    check_record_replays,
+    check_resume_continues,
+    check_screen,
+    play_person,
+)
+from terminal import (
+    PROMPT,
+    check_only_own_hand,
+    check_quit_and_resume,
+    check_replay_shows_every_hand,
+    only_record,
+    play_to_end,
+    run_cli,
+    spawn,
+)
 
 try:
     import pexpect
 except ImportError:  # the terminal test needs it; the rest does not
     pexpect = None
 
-from commoncause import records
 from commoncause.envs.registry import get_game
-from commoncause.screen import seat_screen
 from commoncause.session import PlaySession
 
-ROOT = Path(__file__).resolve().parent.parent
-PYTHON = sys.executable
-ENV = {**os.environ, "COLUMNS": "200", "LINES": "50", "TERM": "dumb", "NO_COLOR": "1"}
 GAME = get_game("open_rummy")
 
 
@@ -33,42 +41,6 @@ def open_session(tmp_path, seed=1, seats=None, **options) -> PlaySession:
     config = GAME.make_config(**{"num_players": 4, "rounds": 1, **options})
     seats = seats or ["human", "baseline", "baseline", "baseline"]
     return PlaySession.new(config, seats, seed, tmp_path, "open_rummy")
-
-
-def typed_line(s: PlaySession, k: int) -> str:
-    """What a scripted person types: the k-th listed move's text (in upper case) in
-    turns, its number otherwise."""
-    menu = s.legal_moves()
-    i = k % len(menu)
-    return menu[i][1].upper() if k % 2 else str(i + 1)
-
-
-def check_screen(s: PlaySession, seat: int) -> None:
-    """The seat's screen shows its own hand and no other (data and drawn lines)."""
-    data = s.screen(seat)
-    json.dumps(data)
-    god = s.screen(None)
-    assert "hands" not in data and data["open_hands"] == [None] * s.num_seats
-    assert data["hand"] == god["hands"][seat]
-    assert data["hand_sizes"] == [len(h) for h in god["hands"]]
-    lines = seat_screen(data)
-    assert sum(line.startswith("Your hand (") for line in lines) == 1
-    for line in lines:
-        assert not (re.search(r"hand \(\d", line) and not line.startswith("Your hand (")), line
-
-
-def play_person(s: PlaySession, stop_after: int | None = None) -> int:
-    moves = 0
-    while not s.is_over and moves != stop_after:
-        s.step_agents()
-        if s.is_over:
-            break
-        check_screen(s, s.current)
-        data = s.screen(s.current)
-        assert [m["text"] for m in data["legal"]] == [t for _, t in s.legal_moves()]
-        s.play(s.resolve(typed_line(s, moves)))
-        moves += 1
-    return moves
 
 
 def test_open_rummy_session_to_the_end_with_a_person(tmp_path):
@@ -83,32 +55,11 @@ def test_open_rummy_session_to_the_end_with_a_person(tmp_path):
     labels = [(x["label"], x["seat"]) for x in data["sections"]]
     assert ("score", 3) in labels and ("melds", 0) in labels and ("Round", None) in labels
     assert any(x["items"] for x in data["sections"] if x["label"] == "melds")  # melds laid
-    record = json.loads(s.path.read_text())
-    assert record["game"] == "open_rummy" and record["finished"]
-    assert len(record["deck"]) == 108
-    assert [x["player"] for x in record["seats"]] == ["human", "agent", "agent", "agent"]
-    replayed = PlaySession.from_record(records.load(s.path))
-    for seat in (None, 0, 1, 2, 3):
-        assert replayed.screen(seat) == s.screen(seat)
-    assert records.replay_moves(record).returns() == s.state.returns()
+    assert len(check_record_replays(s, "open_rummy")["deck"]) == 108
 
 
 def test_open_rummy_resume_continues_the_same_game(tmp_path):
-    whole = open_session(tmp_path / "a", seed=2)
-    play_person(whole)
-    part = open_session(tmp_path / "b", seed=2)
-    done = play_person(part, stop_after=4)
-    resumed = PlaySession.resume(part.path)
-    assert resumed.screen(0) == part.screen(0)
-    k = done
-    while not resumed.is_over:
-        resumed.step_agents()
-        if not resumed.is_over:
-            resumed.play(resumed.resolve(typed_line(resumed, k)))
-            k += 1
-    a, b = (json.loads(x.path.read_text()) for x in (whole, resumed))
-    assert [m["move"] for m in a["moves"]] == [m["move"] for m in b["moves"]]
-    assert a["returns"] == b["returns"] and b["finished"]
+    check_resume_continues(lambda folder: open_session(folder, seed=2), tmp_path)
 
 
 def test_open_rummy_table_names_melds_and_joker_stand_ins():
@@ -160,13 +111,6 @@ def test_seat_stats_add_up():
 # ----------------------------------------------------------------------- the real CLI
 
 
-def run_cli(*args: str, timeout: int = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [PYTHON, "-m", "commoncause.cli", *args],
-        cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=timeout,
-    )  # fmt: skip
-
-
 def test_eval_rotates_seats_and_writes_figures(tmp_path):
     out = tmp_path / "eval.json"
     done = run_cli("eval", "--game", "open_rummy", "--num-players", "4", "--rounds", "1",
@@ -204,41 +148,9 @@ def test_cli_flags_of_open_rummys_options(tmp_path):
     assert all(-1 <= m["return"]["mean"] <= 1 for m in data["members"])  # +1 / -1 a game
 
 
-PROMPT = r"Your move \(1-(\d+), a move, help\): "
-
-
-def spawn(*args: str):
-    return pexpect.spawn(
-        PYTHON, ["-m", "commoncause.cli", *args], cwd=str(ROOT), env=ENV, encoding="utf-8",
-        timeout=60, dimensions=(50, 200),
-    )  # fmt: skip
-
-
 def play_args(record_dir: Path, *extra: str) -> list[str]:
     return ["play", "--game", "open_rummy", "--num-players", "4", "--rounds", "1",
             "--seed", "1", "--record-dir", str(record_dir), *extra]  # fmt: skip
-
-
-def only_record(folder: Path) -> Path:
-    files = sorted(folder.glob("*.json"))
-    assert len(files) == 1, files
-    return files[0]
-
-
-def play_to_end(child, choice: str = "1", stop_after: int | None = None):
-    screens: list[str] = []
-    answered = 0
-    while True:
-        i = child.expect([PROMPT, "Game over"])
-        if i == 1:
-            child.expect(pexpect.EOF)
-            screens.append(child.before)
-            return answered, screens, True
-        screens.append(child.before)
-        if stop_after is not None and answered == stop_after:
-            return answered, screens, False
-        child.sendline(choice)
-        answered += 1
 
 
 @pytest.mark.skipif(pexpect is None, reason="needs pexpect")
@@ -266,35 +178,14 @@ def test_open_rummy_played_in_the_terminal(tmp_path):
     assert re.search(r"Player_3's hand: 13 cards", first)
     assert "Player_2's melds: none" in first
     assert "GAME OVER" in end and "won after 1 round(s)" in end and "Returns: player_0" in end
-    for screen in screens:
-        for line in screen.splitlines():
-            if re.search(r"hand \(\d", line) and not line.startswith("Your hand ("):
-                raise AssertionError(f"another hand on screen: {line}")
+    check_only_own_hand(screens)
     path = only_record(tmp_path / "a")
     record = json.loads(path.read_text())
     assert record["game"] == "open_rummy" and record["finished"]
     assert [x.get("agent") for x in record["seats"]] == [None, "baseline", "baseline", "baseline"]
 
-    out = run_cli("replay", str(path))
-    assert out.returncode == 0, out.stderr
-    for p in range(4):  # the god view: every hand
-        assert re.search(rf"player_{p} \((human|baseline)\) hand \(\d+\):", out.stdout), p
-    assert "Result: " in out.stdout and "won after 1 round(s)" in out.stdout
+    check_replay_shows_every_hand(path, 4, "won after 1 round(s)")
 
-    child = spawn(*play_args(tmp_path / "b"))
-    _, _, done = play_to_end(child, stop_after=5)
-    assert not done
-    child.sendline("quit")
-    child.expect(pexpect.EOF)
-    child.close()
-    saved = json.loads(only_record(tmp_path / "b").read_text())
-    assert not saved["finished"]
-    child = spawn("play", "--resume", str(only_record(tmp_path / "b")))
-    child.expect("Resuming")
-    _, _, done = play_to_end(child)
-    child.close()
-    assert done and child.exitstatus == 0
-    final = json.loads(only_record(tmp_path / "b").read_text())
-    assert final["moves"][: len(saved["moves"])] == saved["moves"]
+    final = check_quit_and_resume(play_args(tmp_path / "b"), tmp_path / "b")
     straight = [m["move"] for m in record["moves"]]
-    assert [m["move"] for m in final["moves"]] == straight
+    assert [m["move"] for m in final] == straight

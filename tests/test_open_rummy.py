@@ -4,10 +4,16 @@ chosen in ``open_helpers``; the notation; the env's bad-input handling."""
 from __future__ import annotations
 
 import pytest
+from competitive import (
+    check_bad_config_refused,
+    check_illegal_move_refused,
+    check_malformed_deck_refused,
+    check_pile_turns_into_the_stock,
+    malformed_decks,
+)
 from open_helpers import deal, legal_texts, new_game, play
 
 from commoncause.envs.core.cards import parse_card
-from commoncause.envs.core.game import IllegalMoveError
 from commoncause.envs.open_rummy import env
 from commoncause.envs.open_rummy.actions import DISCARD_BASE, N_ACTIONS, decode, points
 from commoncause.envs.open_rummy.game import GAME
@@ -271,17 +277,7 @@ def test_reading_10_first_player_is_dealt_first():
 def test_reading_13_the_pile_turns_into_the_stock():
     state = new_game([NO_MELD, "3D 4C 6H 8D 10S QC KD AD 3S 5H 7H 9D JS"], "5C",
                      card_swap=False)  # fmt: skip
-    drawn = 0
-    while state.stock:  # each player discards the card they drew
-        play(state, "draw stock")
-        state.apply(DISCARD_BASE + state.hand_types(state.current)[-1])
-        drawn += 1
-    before = list(state.discard)
-    assert len(before) == 82 and drawn == 81
-    play(state, "draw stock")
-    assert state.discard == before[-1:]
-    assert state.hands[state.current][-1] == before[0]  # the oldest discard comes up first
-    assert len(state.stock) == len(before) - 2
+    assert check_pile_turns_into_the_stock(state, play, DISCARD_BASE) == 81
 
 
 def test_reading_13_no_card_left_ends_the_round_unscored_for_nobody():
@@ -313,29 +309,15 @@ def test_notation_round_trips_and_names_problems():
 
 def test_illegal_action_raises_and_changes_nothing():
     e = env(num_players=2, rounds=1, card_swap=False)
-    e.reset(options={"deck": deal([GOES_OUT, NO_MELD], "5H", "6C")})
-    before = [list(h) for h in e.unwrapped.game.hands]
-    with pytest.raises(IllegalMoveError, match="legal moves: draw stock; draw discard"):
-        e.step(parse_move(e.unwrapped.game, "discard 2S"))
-    assert [list(h) for h in e.unwrapped.game.hands] == before
-    assert e.unwrapped.game.history == [] and e.unwrapped.game.phase == DRAW_PHASE
+    check_illegal_move_refused(e, deal([GOES_OUT, NO_MELD], "5H", "6C"), "discard 2S")
+    assert e.unwrapped.game.phase == DRAW_PHASE
     e.step(e.move_to_action("draw stock"))
     assert e.unwrapped.game.phase == PLACE_PHASE
 
 
-@pytest.mark.parametrize(
-    "deck, problem",
-    [
-        (deal([GOES_OUT, NO_MELD], "5H")[:-1], "108 card codes"),
-        (["7H"] * 3 + deal([GOES_OUT, NO_MELD], "5H")[3:], "copy 3 of 7H"),
-        (deal([GOES_OUT, NO_MELD], "5H")[:-5] + ["JK"] * 5, "a fifth joker"),
-        (deal([GOES_OUT, NO_MELD], "5H")[:-1] + ["XX"], "unknown card code"),
-    ],
-)
+@pytest.mark.parametrize("deck, problem", malformed_decks(deal([GOES_OUT, NO_MELD], "5H")))
 def test_malformed_deck_refused_at_reset(deck, problem):
-    e = env(num_players=2)
-    with pytest.raises(ValueError, match=problem):
-        e.reset(options={"deck": deck})
+    check_malformed_deck_refused(env(num_players=2), deck, problem)
 
 
 @pytest.mark.parametrize(
@@ -352,10 +334,7 @@ def test_malformed_deck_refused_at_reset(deck, problem):
     ],
 )
 def test_bad_config_refused_at_construction(options, problem):
-    with pytest.raises(ValueError, match=problem):
-        env(**options)
-    with pytest.raises(ValueError, match=problem):
-        OpenConfig.from_dict(options)
+    check_bad_config_refused("open_rummy", options, problem)
 
 
 def test_registered_with_pettingzoo_and_the_registry():

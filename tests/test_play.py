@@ -5,13 +5,21 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from terminal import (
+    PROMPT,
+    check_only_own_hand,
+    check_quit_and_resume,
+    check_replay_shows_every_hand,
+    only_record,
+    play_through,
+    play_to_end,
+    run_cli,
+    spawn,
+)
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -22,24 +30,7 @@ from commoncause.envs.common_cause.rules import GameConfig, GameState  # noqa: E
 from commoncause.envs.common_cause.seat import SeatView  # noqa: E402
 from commoncause.play import BadInput, resolve_input  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-PYTHON = sys.executable
-ENV = {**os.environ, "COLUMNS": "200", "LINES": "50", "TERM": "dumb", "NO_COLOR": "1"}
-PROMPT = r"Your move \(1-(\d+), a move, help\): "
 SEED = 3  # player_0 may take the turned-up card on the first turn: both draws are legal
-
-
-def spawn(*args: str) -> pexpect.spawn:
-    child = pexpect.spawn(
-        PYTHON,
-        ["-m", "commoncause.cli", *args],
-        cwd=str(ROOT),
-        env=ENV,
-        encoding="utf-8",
-        timeout=30,
-        dimensions=(50, 200),
-    )
-    return child
 
 
 def play_args(record_dir: Path, *extra: str) -> list[str]:
@@ -53,12 +44,6 @@ def play_args(record_dir: Path, *extra: str) -> list[str]:
         str(record_dir),
         *extra,
     ]
-
-
-def only_record(folder: Path) -> Path:
-    files = sorted(folder.glob("*.json"))
-    assert len(files) == 1, files
-    return files[0]
 
 
 def hand_line(screen: str) -> str:
@@ -77,31 +62,11 @@ def cards_in(line: str) -> set[str]:
     return found
 
 
-def play_to_end(child: pexpect.spawn, choice: str = "1", stop_after: int | None = None):
-    """Answer every prompt with ``choice``; returns (prompts answered, screens seen, done)."""
-    screens: list[str] = []
-    answered = 0
-    while True:
-        i = child.expect([PROMPT, "Game over"])
-        if i == 1:
-            child.expect(pexpect.EOF)
-            screens.append(child.before)
-            return answered, screens, True
-        screens.append(child.before)
-        if stop_after is not None and answered == stop_after:
-            return answered, screens, False
-        child.sendline(choice)
-        answered += 1
-
-
 @pytest.fixture(scope="module")
 def full_game(tmp_path_factory):
     """A whole game played by always typing 1, with the baseline partner."""
     folder = tmp_path_factory.mktemp("full")
-    child = spawn(*play_args(folder))
-    answered, screens, done = play_to_end(child)
-    child.close()
-    assert done and child.exitstatus == 0
+    answered, screens = play_through(play_args(folder))
     return folder, answered, screens
 
 
@@ -238,14 +203,7 @@ def test_quit_then_resume_same_game(tmp_path, full_game):
 def test_replay_shows_every_move(full_game):
     path = only_record(full_game[0])
     record = json.loads(path.read_text())
-    out = subprocess.run(
-        [PYTHON, "-m", "commoncause.cli", "replay", str(path)],
-        cwd=ROOT,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = run_cli("replay", str(path))
     assert out.returncode == 0, out.stderr
     for m in record["moves"]:
         assert re.search(
@@ -278,17 +236,6 @@ def test_seat_one_and_open_hands(tmp_path):
     record = json.loads(only_record(tmp_path).read_text())
     assert record["seats"][1] == {"player": "human"} and record["config"]["open_hands"]
     assert record["moves"][0]["player"] == 0
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [PYTHON, "-m", "commoncause.cli", *args],
-        cwd=ROOT,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def test_missing_and_corrupt_partner_checkpoint(tmp_path):
@@ -468,12 +415,11 @@ def dummy_args(record_dir: Path, *extra: str) -> list[str]:
 def dummy_game(tmp_path_factory):
     """A hand of Dummy rummy for four: a person typing 1 against three default agents."""
     folder = tmp_path_factory.mktemp("dummy")
-    child = spawn(*dummy_args(folder))
-    child.expect("no trained Dummy rummy player yet.*playing the baseline")
-    child.expect("the other players: baseline")
-    answered, screens, done = play_to_end(child)
-    child.close()
-    assert done and child.exitstatus == 0
+    answered, screens = play_through(
+        dummy_args(folder),
+        "no trained Dummy rummy player yet.*playing the baseline",
+        "the other players: baseline",
+    )
     return folder, answered, screens
 
 
@@ -499,42 +445,18 @@ def test_dummy_rummy_screens_show_only_your_hand(dummy_game):
     dealt = record["deck"][0:52:4]  # player_0's first hand, as dealt
     hand = hand_line(screens[0])
     assert sorted(hand.split(":", 1)[1].split()) == sorted(dealt)
-    for screen in screens:
-        for line in screen.splitlines():
-            if re.search(r"hand \(\d", line) and not line.startswith("Your hand ("):
-                raise AssertionError(f"another hand on screen: {line}")
+    check_only_own_hand(screens)
     assert any("Player_1's hand: " in screen for screen in screens)  # only its size
 
 
 def test_dummy_rummy_replay_and_resume(tmp_path, dummy_game):
     path = only_record(dummy_game[0])
-    out = subprocess.run(
-        [PYTHON, "-m", "commoncause.cli", "replay", str(path)],
-        cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr
-    for p in range(4):  # the god view: every hand
-        assert re.search(rf"player_{p} \((human|baseline)\) hand \(\d+\):", out.stdout), p
-    assert "player_1 (baseline) contract: 1 of 12" in out.stdout
-    assert "Result: " in out.stdout and "won after 1 hand(s)" in out.stdout
+    out = check_replay_shows_every_hand(path, 4, "won after 1 hand(s)")
+    assert "player_1 (baseline) contract: 1 of 12" in out
 
-    child = spawn(*dummy_args(tmp_path, "--partner", "baseline"))
-    _, screens, done = play_to_end(child, stop_after=5)
-    assert not done
-    child.sendline("quit")
-    child.expect(pexpect.EOF)
-    child.close()
-    saved = json.loads(only_record(tmp_path).read_text())
-    assert not saved["finished"]
-    child = spawn("play", "--resume", str(only_record(tmp_path)))
-    child.expect("Resuming")
-    _, screens, done = play_to_end(child)
-    child.close()
-    assert done and child.exitstatus == 0
-    final = json.loads(only_record(tmp_path).read_text())
+    final = check_quit_and_resume(dummy_args(tmp_path, "--partner", "baseline"), tmp_path)
     straight = json.loads(path.read_text())
-    assert final["moves"][: len(saved["moves"])] == saved["moves"]
-    assert [m["move"] for m in final["moves"]] == [m["move"] for m in straight["moves"]]
+    assert [m["move"] for m in final] == [m["move"] for m in straight["moves"]]
 
 
 def test_dummy_rummy_help_rules_and_opponents(tmp_path):
@@ -554,8 +476,5 @@ def test_dummy_rummy_help_rules_and_opponents(tmp_path):
     child.close()
     record = json.loads(only_record(tmp_path).read_text())
     assert [s.get("agent") for s in record["seats"]] == [None, "baseline", "random", "baseline"]
-    out = subprocess.run(
-        [PYTHON, "-m", "commoncause.cli", *dummy_args(tmp_path, "--partner", "random,baseline")],
-        cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+    out = run_cli(*dummy_args(tmp_path, "--partner", "random,baseline"))
     assert out.returncode != 0 and "one per other seat" in out.stderr + out.stdout

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from competitive import check_record_replays, check_resume_continues, play_person
 
 from commoncause import records
 from commoncause.session import BadInput, PlaySession
@@ -102,34 +103,6 @@ def dummy_session(tmp_path, seed=1, seats=None, **options):
     return PlaySession.new(config, seats, seed, tmp_path, "dummy_rummy")
 
 
-def typed_line(s: PlaySession, k: int) -> str:
-    """What a scripted person types: the k-th listed move's text (in upper case) in
-    turns, its number otherwise."""
-    menu = s.legal_moves()
-    i = k % len(menu)
-    return menu[i][1].upper() if k % 2 else str(i + 1)
-
-
-def play_person(s: PlaySession, stop_after: int | None = None) -> int:
-    """Agents and a scripted person to the end (or ``stop_after`` person moves); every
-    screen of the person is checked to show only their own hand."""
-    moves = 0
-    while not s.is_over and moves != stop_after:
-        s.step_agents()
-        if s.is_over:
-            break
-        data = s.screen(s.current)
-        json.dumps(data)
-        god = s.screen(None)
-        assert "hands" not in data and data["open_hands"] == [None] * s.num_seats
-        assert data["hand"] == god["hands"][s.current]
-        assert data["hand_sizes"] == [len(h) for h in god["hands"]]
-        assert [m["text"] for m in data["legal"]] == [t for _, t in s.legal_moves()]
-        s.play(s.resolve(typed_line(s, moves)))
-        moves += 1
-    return moves
-
-
 def test_dummy_rummy_session_to_the_end_with_a_person(tmp_path):
     s = dummy_session(tmp_path)
     assert s.humans == [0] and s.game.seat_names(s.config)[3] == "player_3"
@@ -140,32 +113,11 @@ def test_dummy_rummy_session_to_the_end_with_a_person(tmp_path):
     data = s.screen(0)
     labels = [(x["label"], x["seat"]) for x in data["sections"]]
     assert ("contract", 3) in labels and ("melds", 0) in labels and ("Hand", None) in labels
-    record = json.loads(s.path.read_text())
-    assert record["game"] == "dummy_rummy" and record["finished"]
-    assert [x["player"] for x in record["seats"]] == ["human", "agent", "agent", "agent"]
-    # the record replays to the same game, seen by every seat alike
-    replayed = PlaySession.from_record(records.load(s.path))
-    for seat in (None, 0, 1, 2, 3):
-        assert replayed.screen(seat) == s.screen(seat)
-    assert records.replay_moves(record).returns() == s.state.returns()
+    check_record_replays(s, "dummy_rummy")
 
 
 def test_dummy_rummy_resume_continues_the_same_game(tmp_path):
-    whole = dummy_session(tmp_path / "a", seed=2, cut_ins=True)
-    play_person(whole)
-    part = dummy_session(tmp_path / "b", seed=2, cut_ins=True)
-    done = play_person(part, stop_after=4)
-    resumed = PlaySession.resume(part.path)
-    assert resumed.screen(0) == part.screen(0)
-    k = done
-    while not resumed.is_over:  # the same scripted person, from where it stopped
-        resumed.step_agents()
-        if not resumed.is_over:
-            resumed.play(resumed.resolve(typed_line(resumed, k)))
-            k += 1
-    a, b = (json.loads(x.path.read_text()) for x in (whole, resumed))
-    assert [m["move"] for m in a["moves"]] == [m["move"] for m in b["moves"]]
-    assert a["returns"] == b["returns"] and b["finished"]
+    check_resume_continues(lambda folder: dummy_session(folder, seed=2, cut_ins=True), tmp_path)
 
 
 def test_dummy_rummy_stock_draws_stay_private(tmp_path):

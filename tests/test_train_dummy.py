@@ -8,11 +8,10 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 import pytest
-import torch
+from competitive import check_per_seat_rewards, smoke_train
 
 from commoncause.train.config import TrainConfig, load_config
 from commoncause.train.ppo import TorchPPO, compute_linked_gae
-from commoncause.train.selfplay import SelfPlayEnv
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "smoke_dummy.yaml"
@@ -25,25 +24,9 @@ class Monitor:
 
 def test_per_seat_rewards_sum_to_each_seats_return():
     """Two hands, the learner's seats played by the baseline's choices: every seat's
-    per-step rewards (intermediate hands included) sum to its return, scaled."""
-    env = SelfPlayEnv(1.0, game="dummy_rummy", num_players=3, hands=2, reward_scale=0.01)
-    agent = env.game.baseline("")
-    for seed in range(3):
-        env.reset(seed=seed)
-        agent.reset(seed)
-        earned = np.zeros(env.num_seats)
-        intermediate = False
-        done = False
-        while not done:
-            state = env.state
-            action = agent.act(env.game.seat_view(state, state.current))
-            _, _, terminated, truncated, info = env.step(action)
-            done = terminated or truncated
-            earned += info["rewards"]
-            intermediate |= not done and any(info["rewards"])
-        assert terminated and info["result"] == "over"
-        assert earned == pytest.approx(np.array(info["returns"]) * 0.01)
-        assert intermediate  # the first hand's points came before the end of the game
+    per-step rewards (intermediate hands included) sum to its return, scaled; the first
+    hand's points came before the end of the game."""
+    check_per_seat_rewards("dummy_rummy", num_players=3, hands=2)
 
 
 class ScriptedEnv(gymnasium.Env):
@@ -152,24 +135,5 @@ def test_dummy_configs_load():
 def test_smoke_training_run(tmp_path, monkeypatch):
     """The real train command on configs/smoke_dummy.yaml: run folder, checkpoints that
     record the game, TensorBoard events with the per-seat game statistics."""
-    from commoncause.agents.trained import load_checkpoint
-    from commoncause.cli import main
-
     monkeypatch.chdir(tmp_path)
-    args = ["train", "--config", str(SMOKE), "--total-steps", "384", "--run-name", "dummy"]
-    assert main(args) == 0
-    run = tmp_path / "runs" / "dummy"
-    for name in ("last", "best"):
-        data = load_checkpoint(run / "checkpoints" / f"{name}.pt")
-        assert data["game"] == "dummy_rummy"
-        # best.pt is the best evaluated policy (against the baselines), last.pt the end
-        assert data["num_timesteps"] >= (384 if name == "last" else 0)
-        assert (run / "checkpoints" / f"{name}.json").is_file()
-    assert data["config"]["game_options"]["num_players"] == 4
-    events = list(run.glob("events.out.tfevents.*"))
-    assert events
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
-    tags = EventAccumulator(str(events[0])).Reload().Tags()["scalars"]
-    assert {"train/value_loss", "time/steps_per_s"} <= set(tags)
-    assert torch.isfinite(data["policy"]["value_net.weight"]).all()
+    smoke_train("dummy_rummy", SMOKE, "dummy", tmp_path)

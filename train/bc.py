@@ -1,9 +1,11 @@
 """Behaviour cloning: start the policy from the game's baseline (its rule sheet's play).
 
-The game's baseline (``game.baseline("")`` in every seat) plays games in chunks (fresh
-deals, never stored whole); the policy learns the baseline's choice at every decision with
-more than one legal move (masked cross-entropy) and the value network learns the return of
-the seat that decided.
+The game's baseline (``game.baseline("")`` in every seat) plays games in chunks of at most
+``chunk_decisions`` decisions (fresh deals, never stored whole, so memory is bounded whatever
+the observation size); the policy learns the baseline's choice at every decision with more
+than one legal move (masked cross-entropy) and the value network learns the return of the
+seat that decided, times ``reward_scale`` (the scale self-play pays rewards in, so PPO's value
+head starts where cloning left it).
 """
 
 from __future__ import annotations
@@ -16,16 +18,21 @@ from commoncause.agents.trained import masked_logits
 
 
 def baseline_decisions(
-    game, config, games: int, seed: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(observations, legal masks, baseline actions, returns) of ``games`` games of the
-    game's baseline in every seat; each decision carries the return of the seat that made
-    it (a team game: the team's)."""
+    game, config, games: int, seed: int, max_decisions: int | None = None
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(games played, observations, legal masks, baseline actions, returns): up to ``games``
+    games of the game's baseline in every seat, stopping after the game that reaches
+    ``max_decisions`` decisions; each decision carries the return of the seat that made it
+    (a team game: the team's)."""
     seats = game.num_seats(config)
     agents = [game.baseline("") for _ in range(seats)]
     obs, masks, actions, movers = [], [], [], []
     results: list[float] = []
+    played = 0
     for g in range(games):
+        if max_decisions is not None and len(actions) >= max_decisions:
+            break
+        played += 1
         state = game.new_game(config, seed * 1_000_003 + g)
         views = [game.seat_view(state, p) for p in range(seats)]
         observers = [game.observer(p) for p in range(seats)]
@@ -47,6 +54,7 @@ def baseline_decisions(
         returns = state.returns()
         results.extend(returns[p] for p in movers[start:])
     return (
+        played,
         np.asarray(obs, dtype=np.float32),
         np.asarray(masks, dtype=bool),
         np.asarray(actions, dtype=np.int64),
@@ -63,7 +71,8 @@ def behaviour_clone(
     batch_size: int,
     learning_rate: float,
     seed: int,
-    chunk_games: int = 500,
+    reward_scale: float = 1.0,
+    chunk_decisions: int = 40_000,
     progress: Callable[[int, dict], None] | None = None,
 ) -> dict:
     """Train ``policy`` (a MaskableActorCriticPolicy) to imitate ``game``'s baseline on
@@ -80,8 +89,10 @@ def behaviour_clone(
     chunk = 0
     policy.set_training_mode(True)
     while done < games:
-        n = min(chunk_games, games - done)
-        obs, masks, actions, results = baseline_decisions(game, config, n, seed * 7919 + chunk)
+        n, obs, masks, actions, results = baseline_decisions(
+            game, config, games - done, seed * 7919 + chunk, chunk_decisions
+        )
+        results *= reward_scale
         losses, hits, value_losses = [], 0, []
         for _ in range(epochs):
             order = rng.permutation(len(actions))

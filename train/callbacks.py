@@ -70,6 +70,7 @@ class TrainingMonitor:
             cfg.bc_batch_size,
             cfg.bc_learning_rate,
             cfg.seed,
+            reward_scale=cfg.reward_scale,
             progress=progress,
         )
         for key, value in metrics.items():

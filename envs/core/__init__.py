@@ -1,2 +1,3 @@
 """The rummy core every game builds on: cards, meld rules as data, the game protocol, the
-seat view and card notation. Pure Python: no gymnasium, pettingzoo or torch."""
+seat view, card notation and the observation planes the competitive games share. Pure
+Python and numpy: no gymnasium, pettingzoo or torch."""

@@ -30,13 +30,11 @@ scalars             16        see ``SCALARS``
 
 from __future__ import annotations
 
-from array import array
-from bisect import bisect_left
-
 import numpy as np
 
 from ..core.cards import N_CARD_TYPES
 from ..core.game import field_offsets
+from ..core.planes import DiscardPlanes, scatter
 from .actions import CONTRACTS, DECK, IS_WILD, MAX_GROUPS, MAX_SEATS, TYPE_OF
 from .rules import CUTIN_PHASE, DRAW_PHASE, PLACE_PHASE, GameState
 
@@ -83,14 +81,12 @@ _HAND = OFFSET["hand"]
 _MELDS = OFFSET["melds"]
 _MELDS_END = _MELDS + MAX_SEATS * MAX_GROUPS * MELD_WIDTH
 _CONTRACTS, _SEATS = OFFSET["contracts"], OFFSET["seats"]
-_LOG = OFFSET["discarded_by"]  # discarded_by, taken_by, in_pile: one slice
-_BY, _TAKEN = 0, OFFSET["taken_by"] - _LOG
-_PILE = OFFSET["in_pile"] - _LOG
-_LOG_END = OFFSET["in_pile"] + N_CARD_TYPES
-_TOP, _RECENT, _SCALARS = OFFSET["top_discard"], OFFSET["recent_discards"], OFFSET["scalars"]
+_SCALARS = OFFSET["scalars"]
 _SEATS_END = OFFSET["discarded_by"]
-# the scalars set at each encode (the others change only with the pile or the hand number)
-_SCALAR_RANGE = tuple(_SCALARS + i for i in (0, 1, 2, 3, 4, 5, 14, 12))
+# the scalars set at each encode (the others change only with the hand number)
+_SCALAR_RANGE = tuple(_SCALARS + i for i in (0, 1, 2, 3, 4, 5, 14, 12, 13))
+# discarded_by and taken_by: count / 4; in_pile: count / 8
+_LOG_SCALE = (0.25,) * (2 * MAX_SEATS * N_CARD_TYPES) + (0.125,) * N_CARD_TYPES
 _N_CONTRACTS = len(CONTRACTS)
 _CONTRACT_CARDS = tuple(c.cards for c in CONTRACTS)
 
@@ -101,33 +97,39 @@ class Observer:
     It keeps its own caches of the public planes, which change only when a card is
     discarded, taken or placed, and brings them up to date at each ``encode`` from what
     changed since it last looked (the state is never asked to keep them): the discard-log
-    planes (``discarded_by``, ``taken_by``, ``in_pile``) follow the log as it grows and as
-    pile cards are taken back or turned into the stock; the meld planes are looked at only
+    planes (``core.planes.DiscardPlanes``) follow the log as it grows and as pile cards
+    are taken back or turned into the stock; the meld planes are looked at only
     when a card reaches the table, and only the melds that grew are written again; the
     contracts and seats (but hand sizes) when a contract is laid, a cut-in taken or a hand
     ends. A new game (another state object, a clone included) or a new hand (a new log, a
     new table) starts them afresh. Each ``encode`` returns a new array."""
 
-    __slots__ = ("player", "_state", "_public", "_log", "_seen", "_open", "_counts",
-                 "_discards", "_table", "_table_cards", "_meld_sizes", "_my_placed",
-                 "_seats_key")  # fmt: skip
+    __slots__ = ("player", "_state", "_public", "_pile", "_table", "_table_cards",
+                 "_meld_sizes", "_my_placed", "_seats_key")  # fmt: skip
 
     def __init__(self, player: int) -> None:
         self.player = player
         self._state: GameState | None = None
-        self._log: list | None = None
         self._table: list | None = None
 
     def encode(self, state: GameState) -> np.ndarray:
         me, n = self.player, state.n
         if state is not self._state:
             self._state = state
-            self._log = self._table = self._seats_key = None
+            self._table = self._seats_key = None
             self._public = np.zeros(OBS_SIZE, dtype=np.float32)
+            self._pile = DiscardPlanes(
+                log=OFFSET["discarded_by"],
+                top=OFFSET["top_discard"],
+                recent=OFFSET["recent_discards"],
+                n_recent=RECENT,
+                max_seats=MAX_SEATS,
+                type_of=TYPE_OF,
+                scale=_LOG_SCALE,
+            )
         public = self._public
-        log = state.discard_log
-        if log is not self._log or len(log) != self._seen or state.discard_entry != self._open:
-            self._pile_planes(state, me, n, public)
+        pile = self._pile
+        pile.update(state, me, n, public)
         self._melds(state, me, n, public)
         laid, turns = state.laid, state.turns
         key = (state.hand_no, tuple(laid), tuple(state.cutins_used),
@@ -167,8 +169,9 @@ class Observer:
             acting and state.building,
             placed,
             state.turn_owner == me and phase == CUTIN_PHASE,
+            min(pile.discards / 64, 1.0),
         )
-        obs[np.frombuffer(array("q", idx), np.int64)] = np.frombuffer(array("f", val), np.float32)
+        scatter(obs, idx, val)
         return obs
 
     # ----------------------------------------------------------------------------------
@@ -194,82 +197,6 @@ class Observer:
         at = _SCALARS
         public[at + 6] = min(state.hand_no / 12, 1.0)
         public[at + 7 : at + 12] = (n == 2, n == 3, n == 4, cfg.cut_ins, cfg.reward == "win")
-
-    def _pile_planes(self, state: GameState, me: int, n: int, public: np.ndarray) -> None:
-        """The discard-log planes, the top discard, the recent discards and the discard
-        count, written into ``public``."""
-        self._log_planes(state, me, n, public)
-        public[_TOP:_SCALARS] = 0.0  # top_discard, recent_discards
-        discard = state.discard
-        if discard:
-            public[_TOP + TYPE_OF[discard[-1]]] = 1.0
-        log = state.discard_log
-        last = len(log) - 1
-        for k in range(min(RECENT, last + 1)):
-            card, who, taken = log[last - k]
-            base = _RECENT + k * RECENT_WIDTH
-            public[base + TYPE_OF[card]] = 1.0
-            if who >= 0:
-                public[base + N_CARD_TYPES + (who - me) % n] = 1.0
-            if taken >= 0:
-                public[base + N_CARD_TYPES + MAX_SEATS] = 1.0
-        public[_SCALARS + 13] = min(self._discards / 64, 1.0)
-
-    # ----------------------------------------------------------------------------------
-    def _log_planes(self, state: GameState, me: int, n: int, public: np.ndarray) -> None:
-        """``discarded_by``, ``taken_by`` and ``in_pile``, brought up to date in ``public``
-        from the counts behind them (``self._counts``, by entry of the three planes).
-
-        A log entry's "taken" is -1 exactly while its card lies in the pile (the entries of
-        ``state.discard_entry``, ascending); it becomes a seat when the card is taken back,
-        -2 when the pile is turned into the stock, and never changes again. So the entries
-        to look at again are those that left the pile since the last look."""
-        log = state.discard_log
-        if log is not self._log:
-            self._log = log
-            self._seen = 0
-            self._open = []
-            self._counts = [0] * (_LOG_END - _LOG)
-            self._discards = 0
-            public[_LOG:_LOG_END] = 0.0
-        seen, old, cur = self._seen, self._open, state.discard_entry
-        counts = self._counts
-        changed: list[int] = []
-        k = bisect_left(cur, seen)  # pile entries already seen: a subset of ``old``
-        if old[:k] == cur[:k]:
-            left = old[k:]
-        else:  # the pile was turned into the stock
-            keep = set(cur[:k])
-            left = [e for e in old if e not in keep]
-        for e in left:
-            card, _, taken = log[e]
-            t = TYPE_OF[card]
-            counts[_PILE + t] -= 1
-            changed.append(_PILE + t)
-            if taken >= 0:
-                i = _TAKEN + ((taken - me) % n) * N_CARD_TYPES + t
-                counts[i] += 1
-                changed.append(i)
-        for e in range(seen, len(log)):
-            card, who, taken = log[e]
-            t = TYPE_OF[card]
-            if who >= 0:
-                i = _BY + ((who - me) % n) * N_CARD_TYPES + t
-                counts[i] += 1
-                changed.append(i)
-                self._discards += 1
-            if taken >= 0:
-                i = _TAKEN + ((taken - me) % n) * N_CARD_TYPES + t
-                counts[i] += 1
-                changed.append(i)
-            elif taken == -1:
-                counts[_PILE + t] += 1
-                changed.append(_PILE + t)
-        for i in changed:  # by and taken: count / 4; the pile: count / 8; at most 1
-            value = counts[i] * (0.125 if i >= _PILE else 0.25)
-            public[_LOG + i] = value if value < 1.0 else 1.0
-        self._seen = len(log)
-        self._open = list(cur)
 
     def _melds(self, state: GameState, me: int, n: int, public: np.ndarray) -> None:
         """The meld planes, kept in ``public``: looked at only when a card has reached the

@@ -74,6 +74,20 @@ def _natural_of(step: int) -> int:
     return step - (SET_STEP_BASE if step < RUN_STEP_BASE else RUN_STEP_BASE)
 
 
+def _plans_by_lowest() -> tuple[tuple[tuple, ...], ...]:
+    """Every plan of a full hand, under its lowest natural card type: (steps, natural card
+    types, holds a joker, is a set). A plan of a hand is found under one of its cards."""
+    out: list[list[tuple]] = [[] for _ in range(N_STANDARD)]
+    for plan in plans(frozenset(range(N_STANDARD)), True):
+        naturals = frozenset(_natural_of(s) for s in plan if not _is_joker_step(s))
+        is_set = min(plan) < RUN_STEP_BASE
+        out[min(naturals)].append((plan, naturals, any(map(_is_joker_step, plan)), is_set))
+    return tuple(tuple(p) for p in out)
+
+
+_PLANS_BY_LOWEST = _plans_by_lowest()
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def legal_steps(
     held: frozenset[int], jokers: int, hand_size: int, laid: frozenset[int], kind: str
@@ -81,19 +95,23 @@ def legal_steps(
     """The meld steps that keep the meld completable, ascending.
 
     ``held``: natural card types in hand; ``jokers``: jokers in hand; ``laid``: the steps of
-    the meld being laid (empty: a new meld may be begun); ``kind``: its kind ("" none yet)."""
+    the meld being laid (empty: a new meld may be begun); ``kind``: its kind ("" none yet).
+    The plans looked at are those of ``plans(pool, ...)``, found under their lowest card."""
     if hand_size - (MELD_SIZE - len(laid)) < 1:
         return ()
     pool = held | {_natural_of(s) for s in laid if not _is_joker_step(s)}
-    joker_laid = any(_is_joker_step(s) for s in laid)
+    joker = jokers > 0 or any(_is_joker_step(s) for s in laid)
     steps: set[int] = set()
-    for plan in plans(frozenset(pool), jokers > 0 or joker_laid, kind):
-        if not laid <= plan:
-            continue
-        rest = plan - laid
-        if all(_is_joker_step(s) or _natural_of(s) in held for s in rest):
-            # one joker at most in a plan: the hand pays for it if it holds one
-            if any(_is_joker_step(s) for s in rest) and jokers == 0:
+    for t in pool:
+        for plan, naturals, has_joker, is_set in _PLANS_BY_LOWEST[t]:
+            if (has_joker and not joker) or (kind and is_set != (kind == "set")):
                 continue
-            steps |= rest
+            if not naturals <= pool or not laid <= plan:
+                continue
+            rest = plan - laid
+            if all(_is_joker_step(s) or _natural_of(s) in held for s in rest):
+                # one joker at most in a plan: the hand pays for it if it holds one
+                if any(_is_joker_step(s) for s in rest) and jokers == 0:
+                    continue
+                steps |= rest
     return tuple(sorted(steps))

@@ -35,7 +35,18 @@ import numpy as np
 
 from ..core.cards import N_CARD_TYPES, N_STANDARD
 from ..core.game import field_offsets
-from .actions import MAX_DECK_SIZE, MAX_JOKERS, MAX_MELDS, MAX_SEATS, TYPE_OF
+from ..core.planes import DiscardPlanes, scatter
+from .actions import (
+    LAYOFF_BASE,
+    LAYOFF_WIDTH,
+    MAX_DECK_SIZE,
+    MAX_JOKERS,
+    MAX_MELDS,
+    MAX_SEATS,
+    SET_STEP_BASE,
+    STEAL_BASE,
+    TYPE_OF,
+)
 from .rules import DRAW_PHASE, PLACE_PHASE, GameState
 
 MELD_WIDTH = 60
@@ -79,130 +90,201 @@ OFFSET, OBS_SIZE = field_offsets(FIELDS)
 STATE_SIZE = OBS_SIZE + MAX_SEATS * N_CARD_TYPES + N_CARD_TYPES + MAX_SEATS
 
 
-class Observer:
-    """The observation of one seat. Entries are gathered as (index, value) pairs and summed
-    in one ``bincount``; nothing is cached (a state changes in place)."""
+_HAND, _MELDS, _SEATS = OFFSET["hand"], OFFSET["melds"], OFFSET["seats"]
+_MELDS_END = _MELDS + MAX_MELDS * MELD_WIDTH
+_CLOSED, _SCALARS = OFFSET["closed"], OFFSET["scalars"]
+_LOG_SCALE = CARD_SCALE * (2 * MAX_SEATS + 1)  # discarded_by, taken_by, in_pile
+# the scalars that change within a round (the others are the config's, and fixed)
+_TURN_SCALARS = tuple(_SCALARS + i for i in (0, 1, 2, 3, 4, 5, 6, 7, 8, 21))
 
-    __slots__ = ("player",)
+
+class Observer:
+    """The observation of one seat.
+
+    It keeps its own buffer of the public planes, which change only when a card is
+    discarded, taken or placed, and brings it up to date at each ``encode`` from what
+    changed since it last looked (the state is never asked to keep anything): the
+    discard-log planes (``core.planes.DiscardPlanes``) follow the log; the meld planes are
+    written again only for the melds the moves since the last look placed a card on (read
+    from the state's history: meld steps, lay-offs, steals). A new game (another state
+    object, a clone included) or a new round (a new log, a new table) starts them afresh.
+    Each ``encode`` returns a new array."""
+
+    __slots__ = ("player", "_state", "_public", "_pile", "_table", "_melds_seen", "_moves",
+                 "_seats_key")  # fmt: skip
 
     def __init__(self, player: int) -> None:
         self.player = player
+        self._state: GameState | None = None
 
     def encode(self, state: GameState) -> np.ndarray:
         me, n = self.player, state.n
+        if state is not self._state:
+            self._new_game(state, n)
+        public = self._public
+        self._pile.update(state, me, n, public)
+        self._melds(state, me, n, public)
+        totals, placed, laid = state.totals, state.placed, state.laid
+        key = (tuple(totals), tuple(placed), tuple(laid))
+        if key != self._seats_key:
+            self._seats_key = key
+            self._seats(state, me, n, public)
+        obs = public.copy()
+        # the rest: (index, value) pairs set in one go (each value capped at 1)
         idx: list[int] = []
         val: list[float] = []
-        add_i, add_v = idx.append, val.append
-        hand = OFFSET["hand"]
+        held: dict[int, int] = {}
         for c in state.hands[me]:
             t = TYPE_OF[c]
-            add_i(hand + t)
-            add_v(CARD_SCALE[t])
-        melds, closed = OFFSET["melds"], OFFSET["closed"]
-        for m in state.melds:
-            base = melds + m.slot * MELD_WIDTH
-            if m.closed:
-                add_i(base + 1)
-                add_v(1.0)
-                for c in m.cards:
-                    add_i(closed + TYPE_OF[c])
-                    add_v(0.5)
-                continue
-            idx += (base, base + 2, base + 3, base + 4 + (m.owner - me) % n)
-            val += (1.0, m is state.pending, m.is_set, 1.0)
-            if m.is_set:
-                jokers = 0
-                for c in m.cards:
-                    t = TYPE_OF[c]
-                    if t == N_STANDARD:
-                        jokers += 1
-                    else:
-                        add_i(base + 55 + t // 13)
-                        add_v(1.0)
-                if m.rank >= 0:
-                    add_i(base + 42 + m.rank)
-                    add_v(1.0)
-                add_i(base + 59)
-                add_v(jokers / 2)
-            else:
-                add_i(base + 12 + m.suit)
-                add_v(1.0)
-                for pos, c in m.slots.items():
-                    add_i(base + 14 + pos)  # 16 + pos - 2
-                    add_v(1.0)
-                    if TYPE_OF[c] == N_STANDARD:
-                        add_i(base + 27 + pos)  # 29 + pos - 2
-                        add_v(1.0)
-        target = state.config.target
+            held[t] = held.get(t, 0) + 1
+        for t, k in held.items():
+            idx.append(_HAND + t)
+            v = k * CARD_SCALE[t]
+            val.append(v if v < 1.0 else 1.0)
+        hands = state.hands
         for s in range(n):
-            r = (s - me) % n
-            base = OFFSET["seats"] + r * SEAT_WIDTH
-            total = state.totals[s]
-            idx += range(base, base + SEAT_WIDTH)
-            val += (
-                1.0,
-                len(state.hands[s]) / 20,
-                max(total, 0) / target,
-                max(-total, 0) / target,
-                state.placed[s] / target,
-                state.laid[s],
-            )
-        log = state.discard_log
-        by, taken_by = OFFSET["discarded_by"], OFFSET["taken_by"]
-        for card, who, taken in log:
-            t = TYPE_OF[card]
-            if who >= 0:
-                add_i(by + ((who - me) % n) * N_CARD_TYPES + t)
-                add_v(CARD_SCALE[t])
-            if taken >= 0:
-                add_i(taken_by + ((taken - me) % n) * N_CARD_TYPES + t)
-                add_v(CARD_SCALE[t])
-        pile = OFFSET["in_pile"]
-        for c in state.discard:
-            t = TYPE_OF[c]
-            add_i(pile + t)
-            add_v(CARD_SCALE[t])
-        if state.discard:
-            add_i(OFFSET["top_discard"] + TYPE_OF[state.discard[-1]])
-            add_v(1.0)
-        for k, i in enumerate(range(len(log) - 1, max(len(log) - 1 - RECENT, -1), -1)):
-            card, who, taken = log[i]
-            base = OFFSET["recent_discards"] + k * RECENT_WIDTH
-            add_i(base + TYPE_OF[card])
-            add_v(1.0)
-            if who >= 0:
-                add_i(base + N_CARD_TYPES + (who - me) % n)
-                add_v(1.0)
-            add_i(base + N_CARD_TYPES + MAX_SEATS)
-            add_v(taken >= 0)
-        s = OFFSET["scalars"]
-        cfg = state.config
+            idx.append(_SEATS + ((s - me) % n) * SEAT_WIDTH + 1)
+            v = len(hands[s]) / 20
+            val.append(v if v < 1.0 else 1.0)
         playing = not state.is_terminal
         acting = state.current == me and playing
-        players = [0.0] * 7
-        players[n - 2] = 1.0
-        idx += range(s, s + len(SCALARS))
+        idx += _TURN_SCALARS
         val += (
             len(state.stock) / MAX_DECK_SIZE,
             state.phase == DRAW_PHASE and playing,
             state.phase == PLACE_PHASE and playing,
             acting,
             acting and state.pending is not None,
-            state.laid[me],
+            laid[me],
             state.swap_open and playing,
             playing and state.top_blocked(),
-            state.round_no / 10,
-            *players,
+            min(state.round_no / 10, 1.0),
+            min(state.swaps / MAX_SEATS, 1.0),
+        )
+        scatter(obs, idx, val)
+        return obs
+
+    def _new_game(self, state: GameState, n: int) -> None:
+        """Fresh public planes for another state, the config's scalars set."""
+        self._state = state
+        self._table = self._seats_key = None
+        self._public = public = np.zeros(OBS_SIZE, dtype=np.float32)
+        self._pile = DiscardPlanes(
+            log=OFFSET["discarded_by"],
+            top=OFFSET["top_discard"],
+            recent=OFFSET["recent_discards"],
+            n_recent=RECENT,
+            max_seats=MAX_SEATS,
+            type_of=TYPE_OF,
+            scale=_LOG_SCALE,
+        )
+        cfg = state.config
+        public[_SCALARS + 9 + n - 2] = 1.0  # 2 ... 8 players
+        public[_SCALARS + 16 : _SCALARS + 21] = (
             cfg.jokers / MAX_JOKERS,
             cfg.card_swap,
             cfg.reward == "win",
-            cfg.target / 1000,
-            cfg.rounds / 10,
-            state.swaps / MAX_SEATS,
+            min(cfg.target / 1000, 1.0),
+            min(cfg.rounds / 10, 1.0),
         )
-        obs = np.bincount(idx, weights=val, minlength=OBS_SIZE).astype(np.float32)
-        np.clip(obs, 0.0, 1.0, out=obs)
-        return obs
+
+    def _seats(self, state: GameState, me: int, n: int, public: np.ndarray) -> None:
+        """The seats' planes but hand sizes (they change with points and first melds)."""
+        target = state.config.target
+        totals, placed, laid = state.totals, state.placed, state.laid
+        for s in range(n):
+            base = _SEATS + ((s - me) % n) * SEAT_WIDTH
+            total = totals[s]
+            public[base] = 1.0
+            public[base + 2 : base + SEAT_WIDTH] = (
+                min(max(total, 0) / target, 1.0),
+                min(max(-total, 0) / target, 1.0),
+                min(placed[s] / target, 1.0),
+                laid[s],
+            )
+
+    # ----------------------------------------------------------------------------------
+    def _melds(self, state: GameState, me: int, n: int, public: np.ndarray) -> None:
+        """The meld planes and ``closed``, kept in ``public``: the melds a card was placed
+        on since the last look are written again (a new meld, or the one being laid, by a
+        meld step; the meld named by a lay-off or a steal)."""
+        table, history = state.melds, state.history
+        if table is not self._table:
+            self._table = table
+            public[_MELDS:_MELDS_END] = 0.0
+            public[_CLOSED : _CLOSED + N_CARD_TYPES] = 0.0
+            dirty = set(range(len(table)))
+        else:
+            dirty = set()
+            # a meld step places a card on the meld being laid or begins a new one
+            begun = range(max(self._melds_seen - 1, 0), len(table))
+            for _, a in history[self._moves :]:
+                if a < SET_STEP_BASE:
+                    continue
+                if a < LAYOFF_BASE:
+                    dirty.update(begun)
+                elif a < STEAL_BASE:
+                    dirty.add((a - LAYOFF_BASE) // LAYOFF_WIDTH)
+                else:
+                    dirty.add((a - STEAL_BASE) // N_STANDARD)
+        self._moves = len(history)
+        self._melds_seen = len(table)
+        if not dirty:
+            return
+        idx: list[int] = []
+        val: list[float] = []
+        closed = False
+        for slot in dirty:
+            m = table[slot]
+            base = _MELDS + slot * MELD_WIDTH
+            public[base : base + MELD_WIDTH] = 0.0
+            closed |= m.closed
+            _meld_part(m, m is state.pending, (m.owner - me) % n, base, idx, val)
+        scatter(public, idx, val)
+        if closed:
+            counts: dict[int, int] = {}
+            for m in table:
+                if m.closed:
+                    for c in m.cards:
+                        t = TYPE_OF[c]
+                        counts[t] = counts.get(t, 0) + 1
+            public[_CLOSED : _CLOSED + N_CARD_TYPES] = 0.0
+            for t, k in counts.items():
+                public[_CLOSED + t] = min(k * 0.5, 1.0)
+
+
+def _meld_part(m, pending: bool, owner: int, base: int, idx: list[int], val: list) -> None:
+    """Append a meld's entries (indices from ``base``, values in [0, 1]); ``owner``
+    counted from the observer."""
+    if m.closed:
+        idx.append(base + 1)
+        val.append(1.0)
+        return
+    idx += (base, base + 2, base + 3, base + 4 + owner)
+    val += (1.0, pending, m.is_set, 1.0)
+    if m.is_set:
+        jokers = 0
+        for c in m.cards:
+            t = TYPE_OF[c]
+            if t == N_STANDARD:
+                jokers += 1
+            else:
+                idx.append(base + 55 + t // 13)
+                val.append(1.0)
+        if m.rank >= 0:
+            idx.append(base + 42 + m.rank)
+            val.append(1.0)
+        idx.append(base + 59)
+        val.append(min(jokers / 2, 1.0))
+    else:
+        idx.append(base + 12 + m.suit)
+        val.append(1.0)
+        for pos, c in m.slots.items():
+            idx.append(base + 14 + pos)  # 16 + pos - 2
+            val.append(1.0)
+            if TYPE_OF[c] == N_STANDARD:
+                idx.append(base + 27 + pos)  # 29 + pos - 2
+                val.append(1.0)
 
 
 def encode(state: GameState, player: int) -> np.ndarray:

@@ -25,6 +25,7 @@ from .actions import (
     LOW_POSITION,
     MAX_JOKERS,
     MAX_SEATS,
+    N_ACTIONS,
     RUN_STEP_BASE,
     SET_STEP_BASE,
     TYPE_OF,
@@ -41,6 +42,7 @@ from .meld_plans import MELD_SIZE, legal_steps
 
 DRAW_PHASE, PLACE_PHASE = 0, 1
 MIN_SEATS = 2
+_DECODED = tuple(decode(a) for a in range(N_ACTIONS))  # ActionInfo is frozen: shared
 
 MELD_RULES = MeldRules(
     min_size=3,
@@ -175,6 +177,24 @@ class TableMeld:
             ends.append((1, self.hi + 1))
         return ends
 
+    def layoff_places(self) -> list[tuple[int, int]]:
+        """(card type, lay-off code ``k``) of every card that may be laid off on this meld
+        (a natural type is its own code; a joker: ``JOKER_LOW``, or ``JOKER_HIGH`` at a
+        run's high end), whoever holds it; for a meld on the table, not closed."""
+        if self.is_set:
+            if len(self.cards) >= 4:
+                return []
+            places = [(JOKER, JOKER_LOW)]
+            if self.rank >= 0:
+                suits = self.natural_suits()
+                places += [(t, t) for t in range(self.rank, N_STANDARD, 13) if t // 13 not in suits]
+            return places
+        places = []
+        for end, position in self.open_ends():
+            t = card_at_position(self.suit, position)
+            places += ((t, t), (JOKER, JOKER_HIGH if end else JOKER_LOW))
+        return places
+
     def copy(self) -> TableMeld:
         new = TableMeld(self.slot, self.owner, self.is_set)
         new.rank, new.suit, new.closed = self.rank, self.suit, self.closed
@@ -247,6 +267,7 @@ class GameState:
         self.phase = DRAW_PHASE
         self.round_moves = 0
         self._legal: list[int] | None = None
+        self._stand: frozenset[int] | None = None  # stand_ins, until a card is placed
 
     @property
     def num_seats(self) -> int:
@@ -338,14 +359,20 @@ class GameState:
 
     def stand_ins(self) -> set[int]:
         """Card types that may take a joker's place on the table now."""
-        out: set[int] = set()
-        for m in self.live_melds():
-            out |= m.stand_ins()
-        return out
+        return set(self._stand_ins())
+
+    def _stand_ins(self) -> frozenset[int]:
+        """``stand_ins``, kept until a card is next placed on the table (``apply``)."""
+        if self._stand is None:
+            out: set[int] = set()
+            for m in self.live_melds():
+                out |= m.stand_ins()
+            self._stand = frozenset(out)
+        return self._stand
 
     def top_blocked(self) -> bool:
         """Reading 9: the top discard may not be taken when it is a joker's stand-in."""
-        return bool(self.discard) and TYPE_OF[self.discard[-1]] in self.stand_ins()
+        return bool(self.discard) and TYPE_OF[self.discard[-1]] in self._stand_ins()
 
     # ----------------------------------------------------------------------------------
     # legal moves
@@ -405,31 +432,21 @@ class GameState:
         type ``t`` on ``meld``; empty if it does not fit."""
         if meld.closed or meld is self.pending:
             return []
-        if meld.is_set:
-            if len(meld.cards) >= 4:
-                return []
-            if t == JOKER:
-                return [JOKER_LOW]
-            ok = t % 13 == meld.rank and t // 13 not in meld.natural_suits()
-            return [t] if ok else []
-        if t == JOKER:
-            return [JOKER_LOW if end == 0 else JOKER_HIGH for end, _ in meld.open_ends()]
-        if t // 13 != meld.suit:
-            return []
-        pos = position_of(t)
-        return [t] if pos == meld.lo - 1 or pos == meld.hi + 1 else []
+        return [k for card, k in meld.layoff_places() if card == t]
 
     def _layoffs(self, types: list[int]) -> list[int]:
         actions = []
         held = set(types)
         for meld in self.live_melds():
-            for t in held:
-                actions.extend(layoff_action(meld.slot, k) for k in self.fits(meld, t))
+            slot = meld.slot
+            actions.extend(layoff_action(slot, k) for t, k in meld.layoff_places() if t in held)
         return actions
 
     def _steals(self, types: list[int]) -> list[int]:
         held = set(types)
-        actions = []
+        actions: list[int] = []
+        if held.isdisjoint(self._stand_ins()):
+            return actions
         for meld in self.live_melds():
             for t in meld.stand_ins() & held:
                 actions.append(steal_action(meld.slot, t))
@@ -459,7 +476,7 @@ class GameState:
         self._last_rewards = (0.0,) * self.n
         self.history.append((p, action))
         self.round_moves += 1
-        info = decode(action)
+        info = _DECODED[action]
         kind = info.kind
         if kind == "draw_stock":
             self.swap_open = False
@@ -489,12 +506,14 @@ class GameState:
                 self._end_round(out=-1)  # reading 13: nobody can ever go out
                 return
             self._next_turn(p)
-        elif kind == "set_step" or kind == "run_step":
-            self._meld_step(p, info)
-        elif kind == "layoff":
-            self._layoff(p, self.melds[info.slot], info.card, info.end)
-        else:
-            self._steal(p, self.melds[info.slot], info.card)
+        else:  # a card placed on the table
+            self._stand = None
+            if kind == "set_step" or kind == "run_step":
+                self._meld_step(p, info)
+            elif kind == "layoff":
+                self._layoff(p, self.melds[info.slot], info.card, info.end)
+            else:
+                self._steal(p, self.melds[info.slot], info.card)
 
     def _earn(self, p: int, gained: int) -> None:
         self.placed[p] += gained

@@ -1,0 +1,164 @@
+"""Observation pieces the competitive games share, kept up to date incrementally.
+
+Dummy rummy and Open Rummy keep the same discard log on their states: ``discard_log``
+(one ``[card, who, taken]`` entry per card that reached the pile: ``who`` the seat that
+discarded it, -1 for the card turned up at the deal; ``taken`` -1 while it lies in the pile,
+the seat that took it back, or -2 once the pile was turned into the stock) and
+``discard_entry`` (the log index of each card in the pile, bottom first). Their observations
+lay out the same planes from it: ``discarded_by`` and ``taken_by`` (one card-type plane per
+seat counted from the observer), ``in_pile``, ``top_discard`` and ``recent_discards`` (the
+newest discards: card type, discarding seat, taken). :class:`DiscardPlanes` writes them into
+an observer's buffer of public planes, looking only at what changed since its last look.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Sequence
+
+import numpy as np
+
+from .cards import N_CARD_TYPES
+
+
+def scatter(obs: np.ndarray, idx: list[int], val: list[float]) -> None:
+    """``obs[idx] = val`` for Python lists of indices and values (a contiguous float32
+    ``obs``), written through a memoryview: for the few dozen entries an observation sets
+    per step, faster than numpy's indexing or its scalar assignments."""
+    view = memoryview(obs)
+    for i, v in zip(idx, val, strict=True):
+        view[i] = v
+
+
+class DiscardPlanes:
+    """One observer's discard-log planes, brought up to date from what changed in the log.
+
+    The three count planes (``discarded_by`` for ``max_seats`` seats, ``taken_by`` for as
+    many, ``in_pile``) are contiguous from offset ``log``; an entry shows its count times
+    ``scale[i]`` (``i`` counted from ``log``), capped at 1. ``top`` and ``recent`` are the
+    offsets of ``top_discard`` (53) and of ``recent`` blocks of ``53 + max_seats + 1``.
+
+    A log entry's "taken" is -1 exactly while its card lies in the pile (the entries of
+    ``discard_entry``, ascending); it becomes a seat when the card is taken back, -2 when the
+    pile is turned into the stock, and never changes again. So the entries to look at again
+    are those that left the pile since the last look. A new log (a new hand or round, another
+    state) starts the planes afresh."""
+
+    __slots__ = ("_log_at", "_by", "_taken", "_pile", "_end", "_top", "_recent", "_n_recent",
+                 "_seats", "_type_of", "_scale", "_log", "_seen", "_open", "_counts",
+                 "discards")  # fmt: skip
+
+    def __init__(
+        self,
+        *,
+        log: int,
+        top: int,
+        recent: int,
+        n_recent: int,
+        max_seats: int,
+        type_of: Sequence[int],
+        scale: Sequence[float],
+    ) -> None:
+        self._log_at = log
+        self._by, self._taken = 0, max_seats * N_CARD_TYPES
+        self._pile = 2 * max_seats * N_CARD_TYPES
+        self._end = self._pile + N_CARD_TYPES
+        if len(scale) != self._end:
+            raise ValueError(f"scale needs {self._end} entries, got {len(scale)}")
+        self._top, self._recent, self._n_recent = top, recent, n_recent
+        self._seats = max_seats
+        self._type_of = type_of
+        self._scale = scale
+        self._log: list | None = None
+        self._seen = 0
+        self._open: list[int] = []
+        self._counts: list[int] = []
+        self.discards = 0
+        """Cards discarded by a seat in the current log (the turned-up card not counted)."""
+
+    def update(self, state, me: int, n: int, public: np.ndarray) -> None:
+        """Bring the planes in ``public`` up to date with ``state`` for seat ``me`` of ``n``
+        (nothing to do when no card reached or left the pile since the last look)."""
+        log = state.discard_log
+        if log is self._log and len(log) == self._seen and state.discard_entry == self._open:
+            return
+        idx: list[int] = []
+        val: list[float] = []
+        self._counts_planes(log, state.discard_entry, me, n, public, idx, val)
+        top, recent = self._top, self._recent
+        public[top : top + N_CARD_TYPES] = 0.0
+        width = N_CARD_TYPES + self._seats + 1
+        public[recent : recent + self._n_recent * width] = 0.0
+        type_of = self._type_of
+        discard = state.discard
+        if discard:
+            idx.append(top + type_of[discard[-1]])
+            val.append(1.0)
+        last = len(log) - 1
+        for k in range(min(self._n_recent, last + 1)):
+            card, who, taken = log[last - k]
+            base = recent + k * width
+            idx.append(base + type_of[card])
+            val.append(1.0)
+            if who >= 0:
+                idx.append(base + N_CARD_TYPES + (who - me) % n)
+                val.append(1.0)
+            if taken >= 0:
+                idx.append(base + N_CARD_TYPES + self._seats)
+                val.append(1.0)
+        scatter(public, idx, val)
+
+    def _counts_planes(
+        self, log: list, cur: list[int], me: int, n: int, public, idx: list, val: list
+    ) -> None:
+        """``discarded_by``, ``taken_by`` and ``in_pile`` from the counts behind them: the
+        entries to change appended to ``idx`` and ``val``."""
+        at = self._log_at
+        if log is not self._log:
+            self._log = log
+            self._seen = 0
+            self._open = []
+            self._counts = [0] * self._end
+            self.discards = 0
+            public[at : at + self._end] = 0.0
+        seen, old = self._seen, self._open
+        counts, type_of, size = self._counts, self._type_of, N_CARD_TYPES
+        by, taken_by, pile = self._by, self._taken, self._pile
+        changed: list[int] = []
+        k = bisect_left(cur, seen)  # pile entries already seen: a subset of ``old``
+        if old[:k] == cur[:k]:
+            left = old[k:]
+        else:  # the pile was turned into the stock
+            keep = set(cur[:k])
+            left = [e for e in old if e not in keep]
+        for e in left:
+            card, _, taken = log[e]
+            t = type_of[card]
+            counts[pile + t] -= 1
+            changed.append(pile + t)
+            if taken >= 0:
+                i = taken_by + ((taken - me) % n) * size + t
+                counts[i] += 1
+                changed.append(i)
+        for e in range(seen, len(log)):
+            card, who, taken = log[e]
+            t = type_of[card]
+            if who >= 0:
+                i = by + ((who - me) % n) * size + t
+                counts[i] += 1
+                changed.append(i)
+                self.discards += 1
+            if taken >= 0:
+                i = taken_by + ((taken - me) % n) * size + t
+                counts[i] += 1
+                changed.append(i)
+            elif taken == -1:
+                counts[pile + t] += 1
+                changed.append(pile + t)
+        scale = self._scale
+        for i in changed:
+            value = counts[i] * scale[i]
+            idx.append(at + i)
+            val.append(value if value < 1.0 else 1.0)
+        self._seen = len(log)
+        self._open = list(cur)
