@@ -30,6 +30,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--cross-play", help="independently trained members (ckpt1,ckpt2,...) to pair up"
     )
     p.add_argument(
+        "--ceiling-games",
+        type=int,
+        default=0,
+        help="also play the team's search ceiling (the search knowing the true deal; a "
+        "measurement, never a partner) on the first N deals (default 0: not played)",
+    )
+    p.add_argument(
         "--listen-games",
         type=int,
         help="measure listening on the first N games only (default: all; it costs about "
@@ -59,6 +66,12 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--games must be at least 2, got {args.games}")
     if args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    if args.ceiling_games < 0:
+        raise ValueError(f"--ceiling-games must not be negative, got {args.ceiling_games}")
+    if args.ceiling_games:
+        from commoncause.agents.search import ceiling_team
+
+        ceiling_team(team)
     if args.listen_games is not None and args.listen_games < 0:
         raise ValueError(f"--listen-games must not be negative, got {args.listen_games}")
     config = GameConfig.make(args.level)
@@ -76,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
             cross_play=cross,
             listen_games=args.listen_games,
             progress=advance,
+            ceiling_games=args.ceiling_games,
         )
     write_report(figures, out)
     print(f"wrote {out / 'report.md'}, {out / 'figures.json'} and the plots")

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 
 from commoncause.agents.evaluate import paired_difference
+from commoncause.agents.search import ceiling_team
 from commoncause.envs.common_cause.rules import GameConfig
 
 from .format import headline, team_name
@@ -18,7 +19,7 @@ from .measures import (
     win_figure,
     win_string,
 )
-from .runs import BASELINE, RunData, RunSpec, play_runs
+from .runs import BASELINE, RunData, RunSpec, play_ceiling, play_runs
 from .stats import efficiency, pool_cross_play, rate
 
 
@@ -33,8 +34,10 @@ def analyze(
     cross_play: list[str] | tuple[str, ...] = (),
     listen_games: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    ceiling_games: int = 0,
 ) -> dict:
-    """Play every condition on the same deals and return the figures (``figures.json``)."""
+    """Play every condition on the same deals and return the figures (``figures.json``);
+    with ``ceiling_games``, the team's search ceiling on that many first deals."""
     start = time.perf_counter()
     listen_games = games if listen_games is None else min(listen_games, games)
     sources = {"team": team} | ({"baseline": BASELINE} if team != BASELINE else {})
@@ -75,6 +78,7 @@ def analyze(
             "listen_games": listen_games,
             "open_team": list(open_team) if open_team else None,
             "cross_play": list(cross_play),
+            "ceiling_games": min(ceiling_games, games),
             "workers": workers,
         }
     }
@@ -121,6 +125,18 @@ def analyze(
         figures["efficiency"] = {
             "available": False,
             "reason": "no --open-team given (a team trained on the open-hands variant)",
+        }
+
+    if ceiling_games:
+        n = min(ceiling_games, games)
+        wins = play_ceiling(team, config, n, seed, workers)
+        blueprints, options = ceiling_team(team)
+        win_rates["ceiling"] = rate(wins.sum(), n) | {
+            "label": f"search on the true deal ({options.text()}; blueprints "
+            f"{', '.join(blueprints)})",
+            "team": list(blueprints),
+            "wins_by_game": win_string(wins),
+            "vs_team": paired_difference(wins, get(team).wins[:n]),
         }
 
     figures["listening"] = {key: listening_measures(get(t), games) for key, t in sources.items()}

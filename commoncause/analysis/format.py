@@ -60,6 +60,8 @@ def reproduce_command(meta: dict) -> str:
         parts += ["--open-team", ",".join(meta["open_team"])]
     if meta["cross_play"]:
         parts += ["--cross-play", ",".join(meta["cross_play"])]
+    if meta.get("ceiling_games"):
+        parts += ["--ceiling-games", str(meta["ceiling_games"])]
     return shlex.join(parts)
 
 
@@ -133,6 +135,14 @@ def headline(fig: dict) -> list[dict]:
             "W_open: a team trained on open hands, played open",
             f"{rate_text(wr['open'])}; vs W {pts(wr['open']['vs_team'])}",
             "an empirical upper bound for the channel (both hands visible, stock hidden)",
+        )
+    if "ceiling" in wr:
+        c = wr["ceiling"]
+        add(
+            f"W_ceiling: the search knowing the true deal (first {c['n']} deals)",
+            f"{rate_text(c)}; vs W on those deals {pts(c['vs_team'])}",
+            "cheating, a measurement only: what is left to win once the hidden cards are "
+            "known (information), the rest is play",
         )
     eff = fig["efficiency"]
     if not eff["available"]:

@@ -56,6 +56,30 @@ def _play_chunk(
     return spec, first, records
 
 
+def play_ceiling(
+    team: tuple[str, str],
+    config: GameConfig,
+    games: int,
+    seed: int,
+    workers: int = 1,
+) -> np.ndarray:
+    """Wins (0/1) of ``team``'s search ceiling (``agents.search.ceiling_games``: the search
+    knowing the true deal) on games 0..games-1, in the evaluation worker pool."""
+    from commoncause.agents.search import ceiling_games, ceiling_team
+
+    blueprints, options = ceiling_team(team)
+    size = max(1, min(10, games // (workers * 4) or 1))
+    jobs = [
+        Job(ceiling_games, GAME, blueprints, (config, options, seed, first, count), count)
+        for first, count in ((f, min(size, games - f)) for f in range(0, games, size))
+    ]
+    wins: list[bool] = []
+    with closing(run_jobs(jobs, workers)) as results:
+        for _, result in results:
+            wins.extend(result)
+    return np.array(wins, dtype=np.float64)
+
+
 def play_runs(
     runs: dict[RunSpec, tuple[bool, int]],
     config: GameConfig,

@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from commoncause import ROOT, records
+from commoncause.agents.search import GAME as SEARCHED
 from commoncause.agents.trained import trained_spec
 from commoncause.envs.registry import DEFAULT_GAME, game_names, get_game
 from commoncause.session import HUMAN, BadInput, PlaySession
@@ -121,6 +122,8 @@ def partner_choices(game_name: str) -> list[dict[str, str]]:
     out = [{"value": "baseline", "label": f"the {game.title} baseline"}]
     if any(checkpoint_game(path) == game_name for path in checkpoint_choices().values()):
         out.insert(0, {"value": "trained", "label": "the trained policy (shipped)"})
+        if game_name == SEARCHED.name:
+            out.insert(1, {"value": "search", "label": "the trained policy with search (slower)"})
     for name, path in checkpoint_choices().items():
         if checkpoint_game(path) == game_name:
             out.append({"value": name, "label": f"checkpoint {name}"})
@@ -133,6 +136,8 @@ def agent_spec(value: str, game_name: str) -> str:
     """The agent spec for ``make_player`` from a request's partner value (never a path the
     request wrote: checkpoints come from ``checkpoint_choices``)."""
     if value in ("trained", "random") or BASELINE_SPEC.match(value):
+        return value
+    if value == "search" and game_name == SEARCHED.name:  # its default options, no others
         return value
     shipped = checkpoint_choices()
     if value in shipped:

@@ -344,6 +344,22 @@ class GameState:
         new.taken_entries = list(self.taken_entries)
         return new
 
+    def redeal(self, seat: int, hidden: list[int]) -> GameState:
+        """A copy of this game in which the cards ``seat`` cannot see are ``hidden`` (physical
+        ids): the partner's hand takes the first ones (keeping its size), the stock the next
+        (top last), the put-aside cards the rest. For search over the deals a seat thinks
+        possible; the original deal (``deck``) is cleared, the caches start empty."""
+        q = 1 - seat
+        size, stock = len(self.hands[q]), len(self.stock)
+        if len(hidden) != size + stock + len(self.aside):
+            raise ValueError(f"a redeal needs {size + stock + len(self.aside)} hidden cards")
+        new = self.clone()
+        new.deck = []
+        new.hands[q] = list(hidden[:size])
+        new.stock = list(hidden[size : size + stock])
+        new.aside = list(hidden[size + stock :])
+        return new
+
     def _copy_placement_fields(self) -> GameState:
         """A copy with its own hands, open starts, table cards, public jokers and history (what
         any placement changes) and empty caches; everything else is shared with this state."""

@@ -64,6 +64,12 @@ class SeatView(PileSeatView):
         """Turns that took the top discard."""
         return self._state.pickups
 
+    def redeal(self, hidden: list[int]) -> GameState:
+        """A copy of the game in which the cards this seat cannot see (the partner's hand,
+        the stock, the put-aside cards, in that order) are ``hidden``: a deal the seat
+        thinks possible, for search (``GameState.redeal``)."""
+        return self._state.redeal(self.player, hidden)
+
     # --- what screens draw ------------------------------------------------------
     def _discard_entry(self, code: str, who: int, took: int) -> dict:
         return {"card": code, "by": who, "taken": bool(took), "reshuffled": False}

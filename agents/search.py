@@ -1,0 +1,439 @@
+"""Test-time search on top of a blueprint policy, for Common Cause (SPARTA: Lerer, Hu,
+Foerster, Brown, AAAI 2020).
+
+At each decision of its seat with more than one legal move, ``SearchAgent`` samples deals
+consistent with everything its seat view shows (the hidden cards, the partner's hand, the
+stock and the put-aside cards, re-dealt uniformly, keeping in the partner's hand the cards
+whose place there is public), plays every legal move on each sampled deal and then the
+blueprint for both seats to the end of the game, and takes the move that won most often
+over the same deals, but only when it beats the blueprint's own move by more than
+``threshold``: otherwise it plays the blueprint's move. With ``rollouts=0`` it is the
+blueprint. Only its seat view reaches it: ``SeatView.redeal`` builds a sampled game from
+the cards the seat cannot see, which the agent chooses from public information alone.
+
+The rollout policy is the blueprint itself: the rule sheet's baseline (a few microseconds a
+move) or a trained policy (``PolicyRollouts``: one network pass per step for all rollouts
+together). ``ceiling_games`` plays the same search given the true deal: a measurement of
+how much of the remaining loss is information, never an agent (it is not a team member).
+
+Team member: ``search`` or ``search:rollouts=16;blueprint=trained;threshold=0.05;moves=4``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, fields, replace
+from itertools import islice
+from typing import Any, ClassVar
+
+import numpy as np
+
+from commoncause.envs.common_cause.actions import (
+    ACTIONS,
+    DISCARD,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    START,
+    STARTS,
+    SWAP,
+)
+from commoncause.envs.common_cause.cards import JOKER, N_PHYSICAL, N_STANDARD
+from commoncause.envs.common_cause.game import GAME
+from commoncause.envs.common_cause.observer import Observer
+from commoncause.envs.common_cause.rules import GameConfig, GameState
+from commoncause.envs.common_cause.seat import SeatView
+
+from .base import Agent
+
+MAX_ROLLOUT_MOVES = GAME.max_moves
+"""A rollout stops (as a loss) after this many moves: the game's own safety net."""
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """How the search agent searches (``search:<name>=<value>[;...]``)."""
+
+    rollouts: int = 16
+    """Sampled deals per decision; every legal move is played out once on each (0: the
+    blueprint itself)."""
+    blueprint: str = "trained"
+    """The policy followed, and played by both seats in the rollouts: ``trained``,
+    ``baseline`` or a checkpoint path."""
+    rollout: str = "blueprint"
+    """Who plays both seats in the rollouts: ``blueprint``, or another member (``baseline``,
+    a few microseconds a move; ``trained``; a checkpoint path)."""
+    threshold: float = 0.05
+    """Leave the blueprint's move only for one that wins this much more often on the same
+    deals (a share of games, 0-1)."""
+    moves: int = 4
+    """Moves searched: the blueprint's most likely ones (a trained blueprint only; 0: every
+    legal move)."""
+    seconds: float = 0.0
+    """A time budget per decision: stop sampling deals after this many seconds (at least
+    one batch); 0: always ``rollouts`` deals. With a budget, decisions depend on speed."""
+    batch: int = 8
+    """Deals played out together under a time budget (one network pass per step)."""
+
+    TYPES: ClassVar[dict[str, type]] = {
+        "rollouts": int, "blueprint": str, "rollout": str, "threshold": float, "moves": int,
+        "seconds": float, "batch": int,
+    }  # fmt: skip
+
+    def __post_init__(self) -> None:
+        if self.rollouts < 0:
+            raise ValueError(f"search option rollouts must be 0 or more, got {self.rollouts}")
+        if not 0 <= self.threshold <= 1:
+            raise ValueError(f"search option threshold must be 0-1, got {self.threshold}")
+        if self.seconds < 0:
+            raise ValueError(f"search option seconds must be 0 or more, got {self.seconds}")
+        if self.moves < 0:
+            raise ValueError(f"search option moves must be 0 or more, got {self.moves}")
+        if self.batch < 1:
+            raise ValueError(f"search option batch must be 1 or more, got {self.batch}")
+        for name in ("blueprint", "rollout"):
+            value = getattr(self, name)
+            if value.partition(":")[0] in ("search", "random") or value == "":
+                raise ValueError(
+                    f"search option {name}={value}: choose trained, baseline or a checkpoint path"
+                )
+
+    @classmethod
+    def parse(cls, text: str) -> SearchOptions:
+        """From ``"rollouts=16;blueprint=baseline"`` (';' separated); a ValueError names an
+        unknown option or a bad value."""
+        kwargs: dict[str, Any] = {}
+        for item in text.split(";"):
+            if not item.strip():
+                continue
+            key, sep, value = (part.strip() for part in item.partition("="))
+            if not sep or key not in cls.TYPES:
+                raise ValueError(
+                    f"search option {item.strip()!r}: write name=value with a name among "
+                    f"{', '.join(cls.TYPES)}"
+                )
+            try:
+                kwargs[key] = cls.TYPES[key](value)
+            except ValueError:
+                raise ValueError(f"search option {key}={value!r} is not a number") from None
+        return cls(**kwargs)
+
+    def text(self) -> str:
+        """The options in ``parse``'s form."""
+        return ";".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
+
+
+# --------------------------------------------------------------- what the seat knows
+
+
+def partner_known_cards(view: SeatView) -> list[int]:
+    """Card types (a joker: ``JOKER``) whose place in the partner's hand is public: top
+    discards the partner took and jokers it swapped off the table, not placed or discarded
+    since. Read from the public history and discard log only."""
+    partner = 1 - view.player
+    log = view.discard_log
+    pile = [0]  # discard-log entries lying on the pile, top last
+    logged = 1
+    known: list[int] = []
+    for p, a in view.history:
+        if a == DRAW_STOCK:
+            continue
+        if a == DRAW_DISCARD:
+            card = log[pile.pop()][0]
+            if p == partner:
+                known.append(min(card, JOKER))
+            continue
+        info = ACTIONS[a]
+        if info.kind == DISCARD:
+            pile.append(logged)
+            logged += 1
+        if p != partner:
+            continue
+        for card in STARTS[info.origin].cards if info.kind == START else (info.card,):
+            if card in known:
+                known.remove(card)
+        if info.kind == SWAP:
+            known.append(JOKER)
+    return known
+
+
+def hidden_cards(view: SeatView) -> tuple[list[int], list[int]]:
+    """(the physical cards known to be in the partner's hand, the other cards the seat
+    cannot see), both ascending, from public information: every card not in the seat's
+    hand, on the table or in the discard pile is the partner's, in the stock or put aside."""
+    seen = set(view.hand)
+    seen.update(view.discard_pile, view.table_cards)
+    seen.update(c for m in view.melds for c in m.cards)
+    unseen = [c for c in range(N_PHYSICAL) if c not in seen]
+    known_types = partner_known_cards(view)
+    jokers = known_types.count(JOKER)
+    known = [c for c in unseen if c < N_STANDARD and c in known_types]
+    known += [c for c in unseen if c >= N_STANDARD][:jokers]
+    rest = [c for c in unseen if c not in known]
+    return known, rest
+
+
+def sample_deals(view: SeatView, rng: random.Random) -> Iterator[GameState]:
+    """Games as the seat may think them: the unseen cards re-dealt uniformly at random
+    around the partner's known cards (``SeatView.redeal``), without end."""
+    known, rest = hidden_cards(view)
+    while True:
+        shuffled = list(rest)
+        rng.shuffle(shuffled)
+        yield view.redeal(known + shuffled)
+
+
+# --------------------------------------------------------------------- rollouts
+
+
+class BaselineRollouts:
+    """Plays games to the end with one hand-coded agent in both seats."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+
+    def finish(self, states: list[GameState]) -> list[float]:
+        """1.0 per game won, else 0.0 (the states are played on)."""
+        act = self.agent.act
+        out = []
+        for state in states:
+            views = (SeatView(state, 0), SeatView(state, 1))
+            moves = 0
+            while state.result is None and moves < MAX_ROLLOUT_MOVES:
+                state.apply(act(views[state.current]))
+                moves += 1
+            out.append(1.0 if state.result == "win" else 0.0)
+        return out
+
+
+class PolicyRollouts:
+    """Plays games to the end with a trained policy's most likely move in both seats, one
+    network pass per step for all the games still running."""
+
+    def __init__(self, agent: Any) -> None:
+        self.policy = agent.policy
+
+    def finish(self, states: list[GameState]) -> list[float]:
+        """1.0 per game won, else 0.0 (the states are played on)."""
+        import torch
+
+        observers = [(Observer(0), Observer(1)) for _ in states]
+        policy = self.policy
+        head = policy.action_net
+        running = list(range(len(states)))
+        moves = 0
+        while running and moves < MAX_ROLLOUT_MOVES:
+            waiting: list[tuple[int, list[int]]] = []
+            for i in running:
+                state = states[i]
+                while state.result is None:
+                    legal = state.legal_actions()
+                    if len(legal) > 1:
+                        waiting.append((i, legal))
+                        break
+                    state.apply(legal[0])
+            if not waiting:
+                break
+            obs = np.stack([observers[i][states[i].current].encode(states[i]) for i, _ in waiting])
+            rows = [a for _, legal in waiting for a in legal]
+            owner = [k for k, (_, legal) in enumerate(waiting) for _ in legal]
+            with torch.no_grad():
+                latent = policy.mlp_extractor.forward_actor(
+                    policy.extract_features(torch.as_tensor(obs))
+                )
+                ids = torch.as_tensor(rows)
+                logits = (head.weight[ids] * latent[torch.as_tensor(owner)]).sum(1) + head.bias[ids]
+            logits = logits.numpy()
+            at = 0
+            for i, legal in waiting:
+                states[i].apply(legal[int(np.argmax(logits[at : at + len(legal)]))])
+                at += len(legal)
+            running = [i for i, _ in waiting]
+            moves += 1
+        return [1.0 if s.result == "win" else 0.0 for s in states]
+
+
+def rollout_player(blueprint: Agent, options: SearchOptions) -> BaselineRollouts | PolicyRollouts:
+    """Who plays the rollouts: the blueprint or the ``rollout`` member (batched for a
+    trained policy)."""
+    if options.rollout != "blueprint":
+        from .evaluate import make_agent
+
+        blueprint = make_agent(options.rollout, GAME.name)
+    if hasattr(blueprint, "policy"):
+        return PolicyRollouts(blueprint)
+    return BaselineRollouts(blueprint)
+
+
+# ----------------------------------------------------------------------- search
+
+
+@dataclass
+class SearchStats:
+    """What the searches of one agent cost and changed."""
+
+    decisions: int = 0
+    """Decisions with more than one legal move."""
+    searched: int = 0
+    deviations: int = 0
+    """Searched decisions that left the blueprint's move."""
+    rollouts: int = 0
+    """Games played out (deals x moves searched)."""
+
+
+def choose(
+    moves: list[int],
+    blueprint_move: int,
+    deals: Iterable[GameState],
+    rollouts: BaselineRollouts | PolicyRollouts,
+    options: SearchOptions,
+    stats: SearchStats,
+) -> int:
+    """The one of ``moves`` (legal, the blueprint's among them) that won most often over
+    ``deals`` when each is played and then the blueprint to the end (the same deals for
+    every move), if it beats ``blueprint_move`` by more than the threshold; else
+    ``blueprint_move``."""
+    start = time.perf_counter()
+    size = options.batch if options.seconds else max(options.rollouts, 1)
+    wins = np.zeros(len(moves))
+    played = 0
+    deals = iter(deals)
+    while played < options.rollouts:
+        batch = list(islice(deals, min(size, options.rollouts - played)))
+        if not batch:
+            break
+        states = []
+        for deal in batch:
+            for a in moves:
+                state = deal.clone()
+                state.apply(a)
+                states.append(state)
+        wins += np.asarray(rollouts.finish(states)).reshape(len(batch), len(moves)).sum(0)
+        played += len(batch)
+        stats.rollouts += len(states)
+        if options.seconds and time.perf_counter() - start >= options.seconds:
+            break
+    stats.searched += 1
+    if not played:
+        return blueprint_move
+    rates = wins / played
+    best = int(np.argmax(rates))
+    if rates[best] - rates[moves.index(blueprint_move)] > options.threshold:
+        stats.deviations += 1
+        return moves[best]
+    return blueprint_move
+
+
+def search_moves(blueprint: Agent, view: SeatView, legal: list[int], k: int) -> list[int]:
+    """The legal moves to search: the ``k`` most likely under a trained blueprint (its own
+    move first among equals), ascending; else (``k`` 0, or a blueprint without
+    probabilities) all."""
+    if not k or k >= len(legal) or not hasattr(blueprint, "probabilities"):
+        return legal
+    probs = blueprint.probabilities(view)
+    return sorted(sorted(legal, key=lambda a: -probs[a])[:k])
+
+
+def decide(
+    blueprint: Agent,
+    rollouts: BaselineRollouts | PolicyRollouts,
+    view: SeatView,
+    deals: Iterable[GameState],
+    options: SearchOptions,
+    stats: SearchStats,
+) -> int:
+    """One decision with several legal moves: the blueprint's move, or a better one found
+    by ``choose`` over ``deals`` among the moves ``search_moves`` keeps."""
+    move = blueprint.act(view)
+    stats.decisions += 1
+    if options.rollouts:
+        moves = search_moves(blueprint, view, view.legal_actions(), options.moves)
+        move = choose(moves, move, deals, rollouts, options, stats)
+    return move
+
+
+class SearchAgent:
+    """The blueprint, improved by Monte Carlo search over the deals its seat thinks
+    possible (module docstring)."""
+
+    def __init__(self, options: SearchOptions | None = None) -> None:
+        from .evaluate import make_agent
+
+        self.options = options or SearchOptions()
+        self.blueprint = make_agent(self.options.blueprint, GAME.name)
+        self.rollouts = rollout_player(self.blueprint, self.options)
+        self.rng = random.Random(0)
+        self.stats = SearchStats()
+        self.name = f"search:{self.options.text()}"
+
+    def reset(self, seed: int) -> None:
+        self.rng.seed(seed)
+        self.blueprint.reset(seed)
+
+    def act(self, view: SeatView) -> int:
+        legal = view.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        deals = sample_deals(view, self.rng)  # (drawn only when searching)
+        return decide(self.blueprint, self.rollouts, view, deals, self.options, self.stats)
+
+
+# ---------------------------------------------------------------- the ceiling
+
+
+def ceiling_game(
+    config: GameConfig, blueprints: tuple[Agent, ...], seed: int, options: SearchOptions
+) -> bool:
+    """Whether the search wins the game dealt from ``seed`` when both seats know the true
+    deal (it searches on the game itself; the rollouts are deterministic, so one deal is
+    all samples): how much of the remaining loss is information. Cheating, for measurement
+    only: never a team member."""
+    state = GAME.new_game(config, seed)
+    views = [SeatView(state, s) for s in (0, 1)]
+    searches = [rollout_player(b, options) for b in blueprints]
+    stats = SearchStats()
+    exact = replace(options, rollouts=min(options.rollouts, 1), seconds=0.0)
+    for s, blueprint in enumerate(blueprints):
+        blueprint.reset(seed * 2 + s)
+    steps = 0
+    while not state.is_terminal and steps < GAME.max_moves:
+        p = state.current
+        legal = state.legal_actions()
+        move = legal[0]
+        if len(legal) > 1:
+            move = decide(blueprints[p], searches[p], views[p], [state.clone()], exact, stats)
+        state.apply(move)
+        steps += 1
+    return state.result == "win"
+
+
+def ceiling_team(team: tuple[str, ...]) -> tuple[tuple[str, ...], SearchOptions]:
+    """The blueprints (one per seat) and search options of a team's ceiling: a search
+    member's blueprint and options, any other member (trained, baseline, a checkpoint) as
+    its own blueprint with the default options; a ValueError for a member that cannot be
+    a blueprint."""
+    options = SearchOptions()
+    blueprints = []
+    for member in team:
+        name, _, text = member.partition(":")
+        if name == "search":
+            options = SearchOptions.parse(text)
+            blueprints.append(options.blueprint)
+        else:
+            blueprints.append(replace(options, blueprint=member).blueprint)
+    return tuple(blueprints), options
+
+
+def ceiling_games(
+    agents: tuple[Agent, ...], config: GameConfig, options: SearchOptions, seed: int,
+    first: int, count: int,
+) -> list[bool]:  # fmt: skip
+    """``ceiling_game`` for deals ``first``..``first + count - 1`` of ``seed`` (a worker-pool
+    task: ``agents`` are the blueprints)."""
+    from .evaluate import deal_seed
+
+    return [
+        ceiling_game(config, agents, deal_seed(seed, i), options)
+        for i in range(first, first + count)
+    ]
