@@ -3,7 +3,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 
-.PHONY: install train demo serve test lint bench peers clean
+.PHONY: install train demo serve test lint bench peers rllib test-rllib clean
 
 install: $(STAMP)
 
@@ -42,6 +42,25 @@ bench: $(STAMP)
 peers: $(STAMP)
 	CMAKE_POLICY_VERSION_MINIMUM=3.5 $(PIP) install -e '.[dev,peers]' --config-settings editable_mode=compat
 
+# Ray RLlib (train/rllib.py, docs/rllib.md) in its own venv: ray[rllib] 2.60 pins
+# gymnasium==1.2.2, so the project runs there on 1.2.2; .venv keeps its own versions.
+RLLIB_VENV := .venv-rllib
+RLLIB_STAMP := $(RLLIB_VENV)/.installed
+
+rllib: $(RLLIB_STAMP)
+
+$(RLLIB_STAMP): pyproject.toml
+	python3 -m venv $(RLLIB_VENV)
+	$(RLLIB_VENV)/bin/pip install --upgrade pip
+	$(RLLIB_VENV)/bin/pip install torch==2.13.0
+	$(RLLIB_VENV)/bin/pip install -e '.[dev,rllib]' --config-settings editable_mode=compat
+	touch $(RLLIB_STAMP)
+
+# The RLlib tests, and the env and training tests on the gymnasium version ray pins (1.2.2).
+test-rllib: $(RLLIB_STAMP)
+	$(RLLIB_VENV)/bin/python -m pytest -m rllib tests/test_rllib.py
+	$(RLLIB_VENV)/bin/python -m pytest tests/test_pettingzoo.py tests/test_train.py tests/test_eval.py
+
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(RLLIB_VENV) *.egg-info .pytest_cache .ruff_cache .hypothesis
 	find . -name __pycache__ -type d -not -path './.git/*' -prune -exec rm -rf {} +

@@ -283,7 +283,7 @@ def test_gae_and_clipped_loss_match_a_hand_computed_example():
 
 def test_trainer_key_is_checked(tmp_path: Path, capsys):
     assert main(["train", "--config", str(smoke_config(tmp_path, trainer="jax"))]) == 2
-    assert "trainer must be sb3 or torch" in capsys.readouterr().err
+    assert "trainer must be sb3, torch or rllib" in capsys.readouterr().err
 
 
 def test_init_from_starts_a_new_run_from_a_checkpoint(trained_run: Path, tmp_path: Path, capsys):

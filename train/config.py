@@ -69,9 +69,9 @@ class TrainConfig:
 
     # --- self-play PPO -------------------------------------------------------------
     trainer: str = "torch"
-    """PPO implementation: torch (the lean masked PPO of train/ppo.py) or sb3 (sb3-contrib
-    MaskablePPO, train/sb3.py): same network, games, hyperparameters and checkpoints; torch
-    runs ~5x the steps/s."""
+    """PPO implementation: torch (the lean masked PPO of train/ppo.py), sb3 (sb3-contrib
+    MaskablePPO, train/sb3.py) or rllib (Ray RLlib, train/rllib.py; the rllib extra): same
+    network, games, hyperparameters and checkpoints; torch runs ~5x the steps/s of sb3."""
     total_steps: int = 4_000_000
     """Learner decisions (env steps) of self-play PPO."""
     n_envs: int = 16
@@ -115,6 +115,9 @@ class TrainConfig:
     near 1; Common Cause's +-1 results keep 1.0."""
     torch_threads: int = 1
     """Torch threads in the learner process."""
+    rllib: dict = field(default_factory=dict)
+    """trainer rllib only: Ray settings (train/rllib_config.py: address, num_env_runners,
+    num_envs_per_env_runner, num_learners, policies)."""
 
     # --- evaluation and checkpoints ---------------------------------------------------
     eval_interval: int = 250_000
@@ -209,8 +212,14 @@ class TrainConfig:
             raise ValueError("config gamma must be in (0, 1] and gae_lambda in [0, 1]")
         if not 0 <= self.baseline_partner_prob <= 1:
             raise ValueError("config baseline_partner_prob must be in [0, 1]")
-        if self.trainer not in ("sb3", "torch"):
-            raise ValueError(f"config trainer must be sb3 or torch, got {self.trainer!r}")
+        if self.trainer not in ("sb3", "torch", "rllib"):
+            raise ValueError(f"config trainer must be sb3, torch or rllib, got {self.trainer!r}")
+        from .rllib_config import RLlibConfig
+
+        RLlibConfig.from_dict(self.rllib)
+        if self.trainer == "rllib" and self.baseline_partner_prob:
+            raise ValueError("config baseline_partner_prob must be 0 with trainer rllib "
+                             "(it seats no baseline yet)")  # fmt: skip
         if self.vec_env not in ("subproc", "dummy"):
             raise ValueError(f"config vec_env must be subproc or dummy, got {self.vec_env!r}")
         if self.activation not in ("tanh", "relu"):

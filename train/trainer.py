@@ -55,7 +55,8 @@ def _stop_on_signals() -> None:
         signal.signal(signal.SIGTERM, _interrupt)
 
 
-TRAINERS = {"torch": "commoncause.train.ppo", "sb3": "commoncause.train.sb3"}
+TRAINERS = {"torch": "commoncause.train.ppo", "sb3": "commoncause.train.sb3",
+            "rllib": "commoncause.train.rllib"}  # fmt: skip
 """Config ``trainer`` -> its module (``DESCRIPTION``, ``make_envs``, ``make_model``,
 ``learn``, ``close_envs``)."""
 
@@ -67,7 +68,8 @@ def trainer_module(name: str):
 
 
 def package_versions() -> dict:
-    names = ("torch", "stable-baselines3", "sb3-contrib", "gymnasium", "pettingzoo", "numpy")
+    names = ("torch", "stable-baselines3", "sb3-contrib", "gymnasium", "pettingzoo", "numpy",
+             "ray")  # fmt: skip
     versions = {"python": platform.python_version()}
     for name in names:
         try:
