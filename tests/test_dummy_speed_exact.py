@@ -304,6 +304,26 @@ def test_contract_search_equals_plain_enumeration():
         assert legal_steps.__wrapped__(*args) == slow_legal_steps(*args), args
 
 
+def test_contract_search_with_twin_groups_equals_plain_enumeration():
+    """The same on contracts whose groups are identical (fresh, or laid alike): the search
+    takes their targets in one order only and gives each step to every twin."""
+    rng = random.Random(11)
+    twinned = [c for c in CONTRACTS if len(set(c.groups)) < len(c.groups)]
+    for i in range(1500):
+        contract = twinned[i % len(twinned)]
+        counts = [0] * 13
+        for _ in range(rng.randint(6, 18)):
+            counts[rng.choice(NATURAL_RANKS)] += 1
+        wilds = rng.choice((0, 1, 2, 3, 4, 6))
+        hand_size = sum(counts) + wilds
+        groups = list(_random_groups(rng, contract))
+        for g in range(1, len(groups)):  # twins laid alike
+            if groups[g][:2] == groups[0][:2] and rng.random() < 0.8:
+                groups[g] = groups[0]
+        args = (tuple(counts), wilds, hand_size, tuple(groups))
+        assert legal_steps.__wrapped__(*args) == slow_legal_steps(*args), args
+
+
 def _regen() -> None:
     digests = {game[-1]: game_digest(game) for game in GAMES}
     text = "GOLDEN_DIGESTS = {  # seed: digest (recorded before the speed work)\n"

@@ -82,37 +82,29 @@ class DiscardPlanes:
         log = state.discard_log
         if log is self._log and len(log) == self._seen and state.discard_entry == self._open:
             return
-        idx: list[int] = []
-        val: list[float] = []
-        self._counts_planes(log, state.discard_entry, me, n, public, idx, val)
+        self._counts_planes(log, state.discard_entry, me, n, public)
         top, recent = self._top, self._recent
         public[top : top + N_CARD_TYPES] = 0.0
         width = N_CARD_TYPES + self._seats + 1
         public[recent : recent + self._n_recent * width] = 0.0
+        view = memoryview(public)  # single entries are written through it (faster)
         type_of = self._type_of
         discard = state.discard
         if discard:
-            idx.append(top + type_of[discard[-1]])
-            val.append(1.0)
+            view[top + type_of[discard[-1]]] = 1.0
         last = len(log) - 1
         for k in range(min(self._n_recent, last + 1)):
             card, who, taken = log[last - k]
             base = recent + k * width
-            idx.append(base + type_of[card])
-            val.append(1.0)
+            view[base + type_of[card]] = 1.0
             if who >= 0:
-                idx.append(base + N_CARD_TYPES + (who - me) % n)
-                val.append(1.0)
+                view[base + N_CARD_TYPES + (who - me) % n] = 1.0
             if taken >= 0:
-                idx.append(base + N_CARD_TYPES + self._seats)
-                val.append(1.0)
-        scatter(public, idx, val)
+                view[base + N_CARD_TYPES + self._seats] = 1.0
 
-    def _counts_planes(
-        self, log: list, cur: list[int], me: int, n: int, public, idx: list, val: list
-    ) -> None:
-        """``discarded_by``, ``taken_by`` and ``in_pile`` from the counts behind them: the
-        entries to change appended to ``idx`` and ``val``."""
+    def _counts_planes(self, log: list, cur: list[int], me: int, n: int, public) -> None:
+        """``discarded_by``, ``taken_by`` and ``in_pile`` from the counts behind them, the
+        entries that changed written again."""
         at = self._log_at
         if log is not self._log:
             self._log = log
@@ -156,9 +148,9 @@ class DiscardPlanes:
                 counts[pile + t] += 1
                 changed.append(pile + t)
         scale = self._scale
+        view = memoryview(public)
         for i in changed:
             value = counts[i] * scale[i]
-            idx.append(at + i)
-            val.append(value if value < 1.0 else 1.0)
+            view[at + i] = value if value < 1.0 else 1.0
         self._seen = len(log)
         self._open = list(cur)

@@ -95,31 +95,48 @@ def legal_steps(
     plan: the wild cards a plan lacks never fall as groups are added, and Hall's condition
     over a part of the groups is part of the condition over all of them, so a partial plan
     that fails has no completion that passes (``slow_legal_steps`` enumerates every plan and
-    gives the same answer)."""
+    gives the same answer). Groups that are identical (a contract's fresh twins) are
+    interchangeable: only the plans whose twins' targets come in the order of the options
+    are searched, and the steps are found for the first twin (``rep``) and given to each
+    of them at the end."""
     remaining = sum(size - (len(p) if not s else p) for s, size, _, p, _ in groups)
     if remaining == 0 or remaining > hand_size - 1:
         return frozenset()
     # each group's targets that pass the test alone (a plan with one that fails it fails)
     options = []
     alone: dict[Group, list[tuple]] = {}
-    for g in groups:
+    # per group: the previous group identical to it (-1: none); per distinct group: the
+    # indices of its twins (``rep``: the first of them)
+    prior: list[int] = []
+    mates: dict[Group, list[int]] = {}
+    for i, g in enumerate(groups):
         if g not in alone:
             alone[g] = _feasible_alone(g, counts, wilds)
             if not alone[g]:
                 return frozenset()
+            mates[g] = []
+        prior.append(mates[g][-1] if mates[g] else -1)
+        mates[g].append(i)
         options.append(alone[g])
     ng = len(groups)
+    rep = [mates[g][0] for g in groups]
     demand = [0] * 14  # by rank; index 13 (also -1): the slots only a wild card fills
     lacking: list[frozenset[int] | None] = [None] * ng
     plan: list[tuple] = [None] * ng  # type: ignore[list-item]
+    picked = [0] * ng  # the index of each group's option in the plan
     steps: set[Step] = set()
 
     def extend(i: int, short: int) -> None:
         if i == ng:
-            _add_steps(groups, plan, counts, wilds, demand, lacking, short, steps)
+            _add_steps(groups, rep, plan, counts, wilds, demand, lacking, short, steps)
             return
-        group_lacks = not groups[i][4]
-        for option in options[i]:
+        # the lacking groups before this one (None: this one has a natural card); an
+        # option alone passed Hall's condition in ``_feasible_alone``
+        before = [x for x in lacking[:i] if x is not None] if not groups[i][4] else None
+        group_options = options[i]
+        first = picked[prior[i]] if prior[i] >= 0 else 0
+        for o in range(first, len(group_options)):
+            option = group_options[o]
             items, ranks = option[1], option[2]
             more = short
             for r, k in items:
@@ -130,44 +147,51 @@ def legal_steps(
                     more += k - ((c if c < d + k else d + k) - (c if c < d else d))
             if more > wilds:
                 continue
-            if group_lacks and not _hall_with(counts, lacking, i, ranks):
+            if before and not _hall_with(counts, before, ranks):
                 continue
             for r, k in items:
                 demand[r] += k
-            lacking[i] = ranks if group_lacks else None
+            lacking[i] = ranks if before is not None else None
             plan[i] = option
+            picked[i] = o
             extend(i + 1, more)
             for r, k in items:
                 demand[r] -= k
             lacking[i] = None
 
     extend(0, 0)
-    return frozenset(steps)
+    if len(mates) == ng:
+        return frozenset(steps)
+    return frozenset((s[0], gj, *s[2:]) for s in steps for gj in mates[groups[s[1]]])
 
 
 def _feasible_alone(group: Group, counts: tuple[int, ...], wilds: int) -> list[tuple]:
     """The group's ``_options`` whose targets pass the feasibility test on their own."""
     out = []
     is_set, _, rank, _, has_natural = group
+    any_rank = is_set and rank < 0
     for option in _options(group):
-        if is_set and rank < 0 and not counts[option[0]]:
+        if any_rank and not counts[option[0]]:
             continue  # a set's rank is one the hand holds (``_targets``)
         short = 0  # the slots its natural cards leave to wild cards
         for r, k in option[1]:
-            short += k if r < 0 else k - min(counts[r], k)
+            if r < 0:
+                short += k
+            elif counts[r] < k:
+                short += k - counts[r]
         if short > wilds:
             continue
-        if not has_natural and sum(counts[r] for r in option[2]) < 1:
+        if not has_natural and not any([counts[r] for r in option[2]]):
             continue
         out.append(option)
     return out
 
 
-def _hall_with(counts, lacking, i: int, ranks: frozenset[int]) -> bool:
-    """Hall's condition for every subset of the lacking groups before ``i`` joined with a
-    new lacking group of slot ranks ``ranks`` (the subsets without it passed before)."""
-    before = [x for x in lacking[:i] if x is not None]
-    for k in range(len(before) + 1):
+def _hall_with(counts, before: list[frozenset[int]], ranks: frozenset[int]) -> bool:
+    """Hall's condition for every nonempty subset of the lacking groups ``before`` joined
+    with a new lacking group of slot ranks ``ranks`` (the subsets without it passed before,
+    and ``ranks`` alone passed the test alone)."""
+    for k in range(1, len(before) + 1):
         for chosen in combinations(before, k):
             union = ranks.union(*chosen)
             if sum(counts[r] for r in union) < k + 1:
@@ -183,22 +207,24 @@ def _hall(counts, sets: list[frozenset[int]]) -> bool:
     return True
 
 
-def _add_steps(groups, plan, counts, wilds, demand, lacking, short, steps) -> None:
-    """The steps of a feasible plan (``short``: the wild cards it needs): a natural card
-    keeps what it needs; a wild card may take a slot a natural card would have filled."""
+def _add_steps(groups, rep, plan, counts, wilds, demand, lacking, short, steps) -> None:
+    """The steps of a feasible plan (``short``: the wild cards it needs), each named by the
+    group's first twin ``rep``: a natural card keeps what it needs; a wild card may take a
+    slot a natural card would have filled."""
     for gi, group in enumerate(groups):
         is_set = group[0]
         target, _, _, step_slots, rests = plan[gi]
         others = [x for gj, x in enumerate(lacking) if gj != gi and x is not None]
+        name = rep[gi]
         for position, rank in step_slots:
             if rank >= 0 and counts[rank]:  # a natural card of the slot's rank
-                step = ("set", gi, rank) if is_set else ("run", gi, position, True)
+                step = ("set", name, rank) if is_set else ("run", name, position, True)
                 if step not in steps:
                     after = counts[:rank] + (counts[rank] - 1,) + counts[rank + 1 :]
                     if _hall(after, others):
                         steps.add(step)
             if wilds:  # a wild card
-                step = ("set", gi, -1) if is_set else ("run", gi, position, False)
+                step = ("set", name, -1) if is_set else ("run", name, position, False)
                 if step in steps:
                     continue
                 # without this slot the plan lacks one wild card fewer, unless its rank's

@@ -57,8 +57,9 @@ that deck.
 
 Truncation: a hand has no natural end when nobody can finish it (late contracts, or every
 contract laid and nothing fits): it goes on drawing and discarding, the pile turning into
-the stock. ``max_moves`` truncates the episode (rewards 0 for the cut hand). Measured with
-``hands=1``, 4 players (``bench/bench_dummy.py``): see the README.
+the stock. ``max_moves`` truncates the episode (rewards 0 for the cut hand). How often random and
+baseline hands hit it (``commoncause eval --game dummy_rummy --hands 1 --team random``):
+see the README.
 
 An illegal action raises ``IllegalMoveError`` naming the legal moves and changes nothing.
 

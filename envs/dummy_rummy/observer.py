@@ -34,7 +34,7 @@ import numpy as np
 
 from ..core.cards import N_CARD_TYPES
 from ..core.game import field_offsets
-from ..core.planes import DiscardPlanes, scatter
+from ..core.planes import DiscardPlanes
 from .actions import CONTRACTS, DECK, IS_WILD, MAX_GROUPS, MAX_SEATS, TYPE_OF
 from .rules import CUTIN_PHASE, DRAW_PHASE, PLACE_PHASE, GameState
 
@@ -83,8 +83,9 @@ _MELDS_END = _MELDS + MAX_SEATS * MAX_GROUPS * MELD_WIDTH
 _CONTRACTS, _SEATS = OFFSET["contracts"], OFFSET["seats"]
 _SCALARS = OFFSET["scalars"]
 _SEATS_END = OFFSET["discarded_by"]
-# the scalars set at each encode (the others change only with the hand number)
-_SCALAR_RANGE = tuple(_SCALARS + i for i in (0, 1, 2, 3, 4, 5, 14, 12, 13))
+# the hand plane's entry of each physical card
+_HAND_AT = tuple(_HAND + t for t in TYPE_OF)
+_DECK_SIZE = DECK.size
 # discarded_by and taken_by: count / 4; in_pile: count / 8
 _LOG_SCALE = (0.25,) * (2 * MAX_SEATS * N_CARD_TYPES) + (0.125,) * N_CARD_TYPES
 _N_CONTRACTS = len(CONTRACTS)
@@ -132,26 +133,18 @@ class Observer:
         pile.update(state, me, n, public)
         self._melds(state, me, n, public)
         laid, turns = state.laid, state.turns
-        key = (state.hand_no, tuple(laid), tuple(state.cutins_used),
-               tuple([t < turns for t in state.laid_turn]))  # fmt: skip
+        key = (state.hand_no, *laid, *state.cutins_used, *[t < turns for t in state.laid_turn])
         if key != self._seats_key:
             self._seats_key = key
             self._seats(state, me, n, public)
         obs = public.copy()
-        # the rest: (index, value) pairs set in one go (every value already in [0, 1])
-        idx: list[int] = []
-        val: list[float] = []
-        held: dict[int, int] = {}
+        # the rest, written straight into the copy (every value already in [0, 1])
+        view = memoryview(obs)
         for c in state.hands[me]:
-            t = TYPE_OF[c]
-            held[t] = held.get(t, 0) + 1
-        for t, k in held.items():
-            idx.append(_HAND + t)
-            val.append(k * 0.25)
+            view[_HAND_AT[c]] += 0.25  # exact in float32: the count / 4
         hands = state.hands
         for s in range(n):
-            idx.append(_SEATS + ((s - me) % n) * 5 + 1)
-            val.append(len(hands[s]) / 30)
+            view[_SEATS + ((s - me) % n) * 5 + 1] = len(hands[s]) / 30
         terminal = state.result is not None
         phase = state.phase
         acting = state.current == me and not terminal
@@ -159,19 +152,16 @@ class Observer:
         contract = state.contract[me]
         if not laid[me] and contract < _N_CONTRACTS:
             placed = (_CONTRACT_CARDS[contract] - self._my_placed) / 10
-        idx += _SCALAR_RANGE
-        val += (
-            len(state.stock) / DECK.size,
-            phase == DRAW_PHASE and not terminal,
-            phase == PLACE_PHASE and not terminal,
-            phase == CUTIN_PHASE and not terminal,
-            acting,
-            acting and state.building,
-            placed,
-            state.turn_owner == me and phase == CUTIN_PHASE,
-            min(pile.discards / 64, 1.0),
-        )
-        scatter(obs, idx, val)
+        at = _SCALARS
+        view[at] = len(state.stock) / _DECK_SIZE
+        view[at + 1] = phase == DRAW_PHASE and not terminal
+        view[at + 2] = phase == PLACE_PHASE and not terminal
+        view[at + 3] = phase == CUTIN_PHASE and not terminal
+        view[at + 4] = acting
+        view[at + 5] = acting and state.building
+        view[at + 14] = placed
+        view[at + 12] = state.turn_owner == me and phase == CUTIN_PHASE
+        view[at + 13] = min(pile.discards / 64, 1.0)
         return obs
 
     # ----------------------------------------------------------------------------------
@@ -203,9 +193,7 @@ class Observer:
         table (the cards on the table are those in no hand, stock or pile), and then only
         the melds that grew are written again (a meld only grows: its entries never go)."""
         table = state.melds
-        on_table = DECK.size - len(state.stock) - len(state.discard)
-        for h in state.hands:
-            on_table -= len(h)
+        on_table = _DECK_SIZE - len(state.stock) - len(state.discard) - sum(map(len, state.hands))
         if table is self._table and on_table == self._table_cards:
             return
         if table is not self._table:
@@ -214,47 +202,38 @@ class Observer:
             public[_MELDS:_MELDS_END] = 0.0
         sizes = self._meld_sizes
         mine = 0
-        idx: list[int] = []
-        val: list[float] = []
+        view = memoryview(public)
         for m in table:
             size = len(m)
             if sizes.get(m) != size:
                 sizes[m] = size
-                _meld_part(m, me, n, idx, val)
+                _meld_part(m, me, n, view)
             if m.owner == me:
                 mine += size
-        if idx:
-            public[idx] = val
         self._table_cards = on_table
         self._my_placed = mine
 
 
-def _meld_part(m, me: int, n: int, idx: list[int], val: list[float]) -> None:
-    """Append a meld's entries in the observation (indices, values in [0, 1])."""
+def _meld_part(m, me: int, n: int, view: memoryview) -> None:
+    """Write a meld's entries (values in [0, 1]) into ``view``, the public planes."""
     base = _MELDS + (((m.owner - me) % n) * MAX_GROUPS + m.group) * MELD_WIDTH
     wild = 0
     if m.is_set:
         if m.rank >= 0:
-            idx.append(base + 32 + m.rank)
-            val.append(1.0)
+            view[base + 32 + m.rank] = 1.0
         wild = sum(IS_WILD[TYPE_OF[c]] for c in m.cards)
     else:
         for pos, c in m.slots.items():
-            idx.append(base + 3 + pos)
-            val.append(1.0)
+            view[base + 3 + pos] = 1.0
             if IS_WILD[TYPE_OF[c]]:
-                idx.append(base + 17 + pos)
-                val.append(1.0)
+                view[base + 17 + pos] = 1.0
                 wild += 1
-    idx += (base, base + 1, base + 2, base + 3, base + 45, base + 46)
-    val += (
-        1.0,
-        1.0 if m.is_set else 0.0,
-        1.0 if len(m) >= m.size else 0.0,
-        m.size / 10,
-        min(m.naturals / 8, 1.0),
-        min(wild / 8, 1.0),
-    )
+    view[base] = 1.0
+    view[base + 1] = 1.0 if m.is_set else 0.0
+    view[base + 2] = 1.0 if len(m) >= m.size else 0.0
+    view[base + 3] = m.size / 10
+    view[base + 45] = min(m.naturals / 8, 1.0)
+    view[base + 46] = min(wild / 8, 1.0)
 
 
 def encode(state: GameState, player: int) -> np.ndarray:

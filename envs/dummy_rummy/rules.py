@@ -334,7 +334,7 @@ class GameState:
             return legal
         else:
             legal = []
-        legal.extend(DISCARD_BASE + t for t in held)
+        legal.extend([DISCARD_BASE + t for t in held])
         return legal
 
     def _meld_steps(self, p: int, types: list[int]) -> list[int]:
