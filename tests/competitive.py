@@ -4,6 +4,9 @@ name (``get_game``) or by what differs between the games.
 - Random play and its invariants: ``random_play`` (``SEEDS``, ``EAGERNESS``),
   ``check_random_play``, ``check_meld_reading``, ``check_observation_ignores_hidden_cards``,
   ``check_mask_equals_legal_moves``.
+- A fast, caching observer against its plain reference encoder:
+  ``check_observer_equals_reference``, ``check_observer_follows_copies``,
+  ``check_returned_observation_is_not_a_cache``.
 - Golden games: ``replay_golden``; the baseline's games, ``Golden``.
 - Rules through the engine and the env: ``check_pile_turns_into_the_stock``,
   ``check_illegal_move_refused``, ``malformed_decks``, ``check_malformed_deck_refused``,
@@ -15,8 +18,10 @@ name (``get_game``) or by what differs between the games.
 
 from __future__ import annotations
 
+import copy
 import importlib
 import json
+import pickle
 import random
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -146,6 +151,56 @@ def check_mask_equals_legal_moves(e: Any, seed: int, max_iter: int) -> None:
 
 
 # ------------------------------------------------------------------------------ golden games
+def check_observer_equals_reference(
+    plays: Plays, n: int, observer: Callable[[int], Any], reference: Callable[[Any, int], Any],
+    seed: int, sometimes: float,
+) -> None:  # fmt: skip
+    """Every seat's ``observer(seat)`` asked every step, and a second set asked at random
+    moments (a ``sometimes`` share of steps: their caches catch up over several moves), all
+    equal ``reference(state, seat)``."""
+    every = [observer(s) for s in range(n)]
+    later = [observer(s) for s in range(n)]
+    rng = random.Random(seed)
+    steps = 0
+    for state, _action in plays:
+        for s in range(n):
+            ref = reference(state, s)
+            got = every[s].encode(state)
+            assert got.dtype == np.float32 and got.shape == ref.shape
+            assert np.array_equal(got, ref), (seed, steps, s, np.flatnonzero(got != ref))
+            if rng.random() < sometimes:
+                assert np.array_equal(later[s].encode(state), ref), (seed, steps, s)
+        steps += 1
+    assert steps > 50
+
+
+def check_observer_follows_copies(
+    plays: Plays, n: int, observer: Callable[[int], Any], reference: Callable[[Any, int], Any],
+    encode: Callable[[Any, int], Any],
+) -> None:  # fmt: skip
+    """A clone, a deep copy and a pickled copy of a game in progress encode as the reference
+    does with the same observer objects, and so does the module's ``encode``."""
+    observers = [observer(s) for s in range(n)]
+    for k, (state, _action) in enumerate(plays):
+        if k % 37 == 0:
+            for other in (state.clone(), copy.deepcopy(state), pickle.loads(pickle.dumps(state))):
+                for s, ob in enumerate(observers):
+                    assert np.array_equal(ob.encode(other), reference(other, s))
+        for s, ob in enumerate(observers):
+            assert np.array_equal(ob.encode(state), reference(state, s))
+            assert np.array_equal(encode(state, s), reference(state, s))
+
+
+def check_returned_observation_is_not_a_cache(
+    plays: Plays, observer: Any, reference: Callable[[Any, int], Any]
+) -> None:
+    """Writing into a returned observation (seat 0's) does not disturb the next one."""
+    for state, _action in plays:
+        got = observer.encode(state)
+        got[:] = 7.0
+        assert np.array_equal(observer.encode(state), reference(state, 0))
+
+
 @dataclass(frozen=True)
 class Golden:
     """A golden game of a competitive game: the record in ``tests/golden/<name>_game.json``

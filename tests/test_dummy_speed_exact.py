@@ -17,15 +17,18 @@
 
 from __future__ import annotations
 
-import copy
 import hashlib
-import pickle
 import random
 import sys
 
 import numpy as np
 import pytest
-from competitive import random_play
+from competitive import (
+    check_observer_equals_reference,
+    check_observer_follows_copies,
+    check_returned_observation_is_not_a_cache,
+    random_play,
+)
 
 from commoncause.envs.core.cards import N_CARD_TYPES
 from commoncause.envs.dummy_rummy.actions import (
@@ -223,49 +226,19 @@ def test_legal_moves_observations_and_results_unchanged(index):
 
 @pytest.mark.parametrize("index", range(0, len(GAMES), 2))
 def test_fast_observer_equals_reference_every_step(index):
-    """Every seat's Observer asked every step, and a second set asked at random moments
-    (their caches catch up over several moves); all equal the reference."""
     game = GAMES[index]
-    n = game[0]
-    every = [Observer(s) for s in range(n)]
-    sometimes = [Observer(s) for s in range(n)]
-    rng = random.Random(game[-1])
-    steps = 0
-    for state, _action in random_game(*game):
-        for s in range(n):
-            ref = reference_encode(state, s)
-            got = every[s].encode(state)
-            assert got.dtype == np.float32 and got.shape == ref.shape
-            assert np.array_equal(got, ref), (game, steps, s, np.flatnonzero(got != ref))
-            if rng.random() < 0.15:
-                assert np.array_equal(sometimes[s].encode(state), ref), (game, steps, s)
-        steps += 1
-    assert steps > 50
+    check_observer_equals_reference(
+        random_game(*game), game[0], Observer, reference_encode, game[-1], 0.15
+    )
 
 
 def test_observer_follows_clones_copies_and_new_states():
-    """A clone, a deep copy and a pickled copy of a game in progress, and a fresh game, all
-    encode as the reference does with the same Observer objects."""
     game = GAMES[5]
-    observers = [Observer(s) for s in range(game[0])]
-    for k, (state, _action) in enumerate(random_game(*game)):
-        if k % 37 == 0:
-            for other in (state.clone(), copy.deepcopy(state), pickle.loads(pickle.dumps(state))):
-                for s, ob in enumerate(observers):
-                    assert np.array_equal(ob.encode(other), reference_encode(other, s))
-        for s, ob in enumerate(observers):
-            assert np.array_equal(ob.encode(state), reference_encode(state, s))
-            assert np.array_equal(encode(state, s), reference_encode(state, s))
+    check_observer_follows_copies(random_game(*game), game[0], Observer, reference_encode, encode)
 
 
 def test_returned_observation_is_not_a_cache():
-    """Writing into a returned observation does not disturb the next one."""
-    game = GAMES[3]
-    ob = Observer(0)
-    for state, _action in random_game(*game):
-        got = ob.encode(state)
-        got[:] = 7.0
-        assert np.array_equal(ob.encode(state), reference_encode(state, 0))
+    check_returned_observation_is_not_a_cache(random_game(*GAMES[3]), Observer(0), reference_encode)
 
 
 def _random_groups(rng: random.Random, contract) -> tuple:
