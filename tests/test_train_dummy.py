@@ -137,3 +137,21 @@ def test_smoke_training_run(tmp_path, monkeypatch):
     record the game, TensorBoard events with the per-seat game statistics."""
     monkeypatch.chdir(tmp_path)
     smoke_train("dummy_rummy", SMOKE, "dummy", tmp_path)
+
+
+def test_cloning_data_is_bounded_by_decisions():
+    """Cloning plays baseline games in chunks that stop after the game reaching the decision
+    budget (memory bounded whatever the observation size); every decision has a legal label."""
+    from commoncause.envs.registry import get_game
+    from commoncause.train.bc import baseline_decisions
+
+    game = get_game("dummy_rummy")
+    config = game.make_config(num_players=2, hands=1)
+    played, obs, masks, actions, results = baseline_decisions(game, config, 50, 0, 300)
+    assert 1 <= played < 50
+    assert 300 <= len(actions) < 300 + game.max_moves
+    assert obs.shape == (len(actions), game.observation_size)
+    assert masks[np.arange(len(actions)), actions].all()
+    assert (results <= 0).all() and (results == np.round(results)).all()  # minus penalty points
+    everything = baseline_decisions(game, config, played, 0)
+    assert everything[0] == played and len(everything[3]) == len(actions)

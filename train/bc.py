@@ -23,7 +23,8 @@ def baseline_decisions(
     """(games played, observations, legal masks, baseline actions, returns): up to ``games``
     games of the game's baseline in every seat, stopping after the game that reaches
     ``max_decisions`` decisions; each decision carries the return of the seat that made it
-    (a team game: the team's)."""
+    (a team game: the team's). A game is cut at the game's ``max_moves``, as the env
+    truncates it (a stalled round would otherwise never end)."""
     seats = game.num_seats(config)
     agents = [game.baseline("") for _ in range(seats)]
     obs, masks, actions, movers = [], [], [], []
@@ -39,7 +40,9 @@ def baseline_decisions(
         for p, agent in enumerate(agents):
             agent.reset(seats * g + p)
         start = len(actions)
-        while not state.is_terminal:
+        for _move in range(game.max_moves):
+            if state.is_terminal:
+                break
             p = state.current
             legal = state.legal_actions()
             action = agents[p].act(views[p])
