@@ -44,6 +44,7 @@ from commoncause.envs.common_cause.game import GAME
 from commoncause.envs.common_cause.observer import Observer
 from commoncause.envs.common_cause.rules import GameConfig, GameState
 from commoncause.envs.common_cause.seat import SeatView
+from commoncause.envs.core.options import option_pairs
 
 from .base import Agent
 
@@ -104,15 +105,7 @@ class SearchOptions:
         """From ``"rollouts=16;blueprint=baseline"`` (';' separated); a ValueError names an
         unknown option or a bad value."""
         kwargs: dict[str, Any] = {}
-        for item in text.split(";"):
-            if not item.strip():
-                continue
-            key, sep, value = (part.strip() for part in item.partition("="))
-            if not sep or key not in cls.TYPES:
-                raise ValueError(
-                    f"search option {item.strip()!r}: write name=value with a name among "
-                    f"{', '.join(cls.TYPES)}"
-                )
+        for key, value in option_pairs(text, tuple(cls.TYPES), "search").items():
             try:
                 kwargs[key] = cls.TYPES[key](value)
             except ValueError:

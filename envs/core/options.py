@@ -24,16 +24,22 @@ class AgentOptions:
     def parse(cls, text: str) -> Self:
         """From ``"jokers=hold;start_choice=first"`` (';' or '+' separated); a ValueError
         names an unknown option or value."""
-        kwargs = {}
-        for item in text.replace("+", ";").split(";"):
-            item = item.strip()
-            if not item:
-                continue
-            key, sep, value = item.partition("=")
-            if not sep or key.strip() not in cls.CHOICES:
-                raise ValueError(
-                    f"baseline option {item!r}: write name=value with a name among "
-                    f"{', '.join(cls.CHOICES)}"
-                )
-            kwargs[key.strip()] = value.strip()
-        return cls(**kwargs)
+        return cls(**option_pairs(text.replace("+", ";"), tuple(cls.CHOICES), "baseline"))
+
+
+def option_pairs(text: str, names: tuple[str, ...], what: str) -> dict[str, str]:
+    """``{name: value}`` from ``"name=value;name=value"`` (blank items skipped); a
+    ValueError names an item that is not ``name=value`` with a name among ``names``
+    (``what`` names the options in the message: "baseline", "search")."""
+    pairs = {}
+    for item in text.split(";"):
+        item = item.strip()
+        if not item:
+            continue
+        key, sep, value = item.partition("=")
+        if not sep or key.strip() not in names:
+            raise ValueError(
+                f"{what} option {item!r}: write name=value with a name among {', '.join(names)}"
+            )
+        pairs[key.strip()] = value.strip()
+    return pairs
