@@ -8,7 +8,7 @@ parts: per rollout (of it, inside the envs) and per update. ``--rounds`` alterna
 trainers so both meet the same machine load; the load average before each run is printed
 (other work on the machine lowers the figures). Run:
 ``python bench/bench_train.py [--steps 50000] [--rounds 2] [--trainers sb3 torch]
-[--checkpoint best.pt] [--json out.json]``
+[--checkpoint best.pt] [--rollout-workers 2] [--torch-threads 2] [--json out.json]``
 """
 
 from __future__ import annotations
@@ -95,9 +95,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--trainers", nargs="+", default=["sb3", "torch"])
     parser.add_argument("--checkpoint", help="start from this policy (e.g. a cloned one)")
+    parser.add_argument("--rollout-workers", type=int, help="override the config's")
+    parser.add_argument("--torch-threads", type=int, help="override the config's")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     config = load_config(args.config)
+    for name in ("rollout_workers", "torch_threads"):
+        if getattr(args, name) is not None:
+            config = replace(config, **{name: getattr(args, name)})
     weights = None
     if args.checkpoint:
         from commoncause.agents.trained import load_checkpoint
@@ -114,11 +119,13 @@ def main(argv: list[str] | None = None) -> int:
                 results.append(r)
                 print(f"{name:>5}: {r['steps_per_s']:7.0f} steps/s ({r['steps']} steps in "
                       f"{r['seconds']:.1f} s); per rollout of {r['rollout_steps']} steps "
-                      f"{r['per_rollout_s']:.3f} s (envs {r['per_rollout_env_s']:.3f} s), "
+                      f"{r['per_rollout_s']:.3f} s (in the envs, all workers: "
+                      f"{r['per_rollout_env_s']:.3f} s), "
                       f"per update {r['per_update_s']:.3f} s; load before {r['load_before']:.2f}",
                       flush=True)  # fmt: skip
     start = args.checkpoint or "an untrained policy"
-    print(f"config {args.config}, torch threads {config.torch_threads}, from {start}")
+    print(f"config {args.config}, torch threads {config.torch_threads} in updates, rollout "
+          f"workers {config.rollout_workers}, from {start}")  # fmt: skip
     for name in args.trainers:
         speeds = [r["steps_per_s"] for r in results if r["trainer"] == name]
         print(f"{name:>5}: mean {statistics.mean(speeds):.0f} steps/s over {len(speeds)} run(s)")

@@ -141,15 +141,22 @@ def test_bad_config_is_rejected_before_training(tmp_path: Path, capsys):
     config = smoke_config(tmp_path, learning_rate="fast")
     assert main(["train", "--config", str(config)]) == 2
     assert "learning_rate" in capsys.readouterr().err
+    config = smoke_config(tmp_path, rollout_workers=2, trainer="sb3")
+    assert main(["train", "--config", str(config)]) == 2
+    assert "rollout_workers is for trainer torch" in capsys.readouterr().err
+    config = smoke_config(tmp_path, rollout_workers=9, n_envs=8, trainer="torch")
+    assert main(["train", "--config", str(config)]) == 2
+    assert "rollout_workers (9) must not exceed n_envs (8)" in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()
 
 
 # --- the PyTorch trainer (trainer: torch) ----------------------------------------------
 @pytest.fixture(scope="module")
 def torch_run(tmp_path_factory) -> Path:
-    """One smoke run of the real train command with the PyTorch PPO."""
+    """One smoke run of the real train command with the PyTorch PPO, on both cores as
+    ``make train`` runs it (a forked rollout worker, two threads in the updates)."""
     tmp = tmp_path_factory.mktemp("train_torch")
-    config = smoke_config(tmp, trainer="torch")
+    config = smoke_config(tmp, trainer="torch", rollout_workers=2, torch_threads=2)
     assert main(["train", "--config", str(config), "--run-name", "smoke"]) == 0
     return tmp / "runs" / "smoke"
 
@@ -228,6 +235,56 @@ def test_torch_rollout_actions_are_legal(tmp_path: Path):
     assert taken.all() and ppo.num_timesteps == 400
     assert monitor.infos and not any("illegal_action" in i for i in monitor.infos)
     assert ppo.buf_dones.any()  # games ended and the envs were reset in the rollout
+
+
+def _rollouts(tmp_path: Path, workers: int, rollouts: int = 2) -> list[dict]:
+    """``rollouts`` rollouts of 4 envs by ``workers`` processes, a copy of each buffer."""
+    from commoncause.train.config import TrainConfig
+    from commoncause.train.ppo import TorchPPO
+    from commoncause.train.selfplay import SelfPlayEnv
+
+    class Monitor:
+        def __init__(self) -> None:
+            self.ended: list[int] = []  # env of each game that ended, in step order
+
+        def on_step(self, infos, dones) -> None:
+            self.ended += [i for i, d in enumerate(dones) if d and "result" in infos[i]]
+
+    cfg = TrainConfig(trainer="torch", n_envs=4, n_steps=60, rollout_workers=workers)
+    envs = [SelfPlayEnv(0.5, **cfg.env_kwargs()) for _ in range(4)]
+    for i, env in enumerate(envs):
+        env.reset(seed=i)
+    ppo, monitor, seen = TorchPPO(cfg, envs, tmp_path), Monitor(), []
+    try:
+        for _ in range(rollouts):
+            ppo.collect_rollout(monitor)
+            seen.append({"obs": ppo.buf_obs.clone(), "mask": ppo.buf_mask.clone(),
+                         "actions": ppo.buf_actions.clone(), "dones": ppo.buf_dones.clone(),
+                         "ended": list(monitor.ended), "steps": ppo.num_timesteps,
+                         "workers": [p.pid for p, _ in ppo.workers]})  # fmt: skip
+            ppo.update()  # the workers play the updated weights next
+    finally:
+        processes = [p for p, _ in ppo.workers]
+        ppo.close_workers()
+    assert not any(p.is_alive() for p in processes)
+    return seen
+
+
+def test_rollout_workers_share_the_buffer_and_the_weights(tmp_path: Path):
+    """Two rollout processes: every env's column is filled with legal moves, games end and
+    restart in both processes' envs (the monitor hears of them all), a second rollout goes
+    on from where the first left off, and the same seed gives the same rollouts."""
+    first, second = _rollouts(tmp_path / "a", 2), _rollouts(tmp_path / "b", 2)
+    for rollout in first:
+        assert len(rollout["workers"]) == 1
+        taken = rollout["mask"].gather(2, rollout["actions"][..., None])
+        assert taken.all() and rollout["obs"].abs().sum(dim=(0, 2)).gt(0).all()
+    assert first[1]["steps"] == 480
+    assert {0, 1} & set(first[1]["ended"]) and {2, 3} & set(first[1]["ended"])
+    assert not torch.equal(first[0]["obs"], first[1]["obs"])  # the games went on
+    for a, b in zip(first, second, strict=True):
+        assert torch.equal(a["actions"], b["actions"]) and torch.equal(a["obs"], b["obs"])
+        assert a["ended"] == b["ended"]
 
 
 def test_legal_columns_give_the_full_logits_and_gradients():

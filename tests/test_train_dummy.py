@@ -75,13 +75,16 @@ class ScriptedEnv(gymnasium.Env):
         return self._obs(), 0.0, done, False, info
 
 
-def test_rollout_threads_each_seats_trajectory(tmp_path):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_rollout_threads_each_seats_trajectory(tmp_path, workers):
     """Rollouts of 3 steps cut the scripted game: each seat's transitions (followed through
     the buffer's next rows and the carry rows) get exactly what that seat earned until its
-    own next decision, and the game's end ends every seat's trajectory."""
-    cfg = TrainConfig(trainer="torch", n_envs=1, n_steps=3, batch_size=4, game="dummy_rummy",
-                      game_options={"num_players": 3})  # fmt: skip
-    ppo = TorchPPO(cfg, [ScriptedEnv()], tmp_path)
+    own next decision, and the game's end ends every seat's trajectory; the same with two
+    rollout processes, each keeping the trajectories of its own env in the shared buffer."""
+    cfg = TrainConfig(trainer="torch", n_envs=workers, n_steps=3, batch_size=4,
+                      game="dummy_rummy", game_options={"num_players": 3},
+                      rollout_workers=workers)  # fmt: skip
+    ppo = TorchPPO(cfg, [ScriptedEnv() for _ in range(workers)], tmp_path)
     ppo.reset_envs()
     seats, rewards = ScriptedEnv.SEATS, np.array(ScriptedEnv.REWARDS, dtype=float)
     expected = []  # (seat, reward to its next decision, ends the game) per decision
@@ -89,21 +92,26 @@ def test_rollout_threads_each_seats_trajectory(tmp_path):
         later = [j for j in range(k + 1, len(seats)) if seats[j] == seat]
         stop = later[0] if later else len(seats)
         expected.append((seat, rewards[k:stop, seat].sum(), not later))
-    trained = []
-    for _ in range(4):  # 12 steps: one game and a half, cut every 3 steps
-        ppo.collect_rollout(Monitor())
-        ppo.update()
-        for flat in ppo.train_rows.tolist():
-            row, env = flat, 0  # one env
-            step = int(round(float(ppo.buf_obs[row, env, 0]) * 10))
-            trained.append((step, int(ppo.buf_seat[row, env]), float(ppo.seat_rewards[row, env]),
-                            bool(ppo.seat_dones[row, env])))  # fmt: skip
-    got = {}
-    for step, seat, reward, done in trained:
-        got.setdefault(step, []).append((seat, reward, done))
-    for k, (seat, reward, done) in enumerate(expected):
-        assert (seat, pytest.approx(reward), done) in got[k], (k, got[k])
-    assert 0 < len(trained) <= 12
+    trained = {env: [] for env in range(workers)}
+    try:
+        for _ in range(4):  # 12 steps per env: one game and a half, cut every 3 steps
+            ppo.collect_rollout(Monitor())
+            ppo.update()
+            for flat in ppo.train_rows.tolist():
+                row, env = divmod(flat, workers)
+                step = int(round(float(ppo.buf_obs[row, env, 0]) * 10))
+                trained[env].append((step, int(ppo.buf_seat[row, env]),
+                                     float(ppo.seat_rewards[row, env]),
+                                     bool(ppo.seat_dones[row, env])))  # fmt: skip
+    finally:
+        ppo.close_workers()
+    for env in range(workers):
+        got = {}
+        for step, seat, reward, done in trained[env]:
+            got.setdefault(step, []).append((seat, reward, done))
+        for k, (seat, reward, done) in enumerate(expected):
+            assert (seat, pytest.approx(reward), done) in got[k], (env, k, got[k])
+        assert 0 < len(trained[env]) <= 12
 
 
 def test_linked_gae_follows_each_seat():

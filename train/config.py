@@ -114,7 +114,11 @@ class TrainConfig:
     points are tens to hundreds a hand, so its configs use 0.01 to keep the value targets
     near 1; Common Cause's +-1 results keep 1.0."""
     torch_threads: int = 1
-    """Torch threads in the learner process."""
+    """Torch threads of the learner's updates (rollouts always use one per process)."""
+    rollout_workers: int = 1
+    """Processes that step the envs and run the policy during a rollout, the learner's own
+    included, each on its share of ``n_envs`` (torch trainer only; more than 1 needs the
+    ``fork`` start method: Linux). 2 puts both cores of a two-core machine to work."""
     rllib: dict = field(default_factory=dict)
     """trainer rllib only: Ray settings (train/rllib_config.py: address, num_env_runners,
     num_envs_per_env_runner, num_learners, policies)."""
@@ -198,7 +202,7 @@ class TrainConfig:
                 )
         positive = ("features_dim", "n_envs", "n_steps", "batch_size", "n_epochs",
                     "eval_interval", "eval_games", "final_eval_games", "checkpoint_interval",
-                    "torch_threads", "bc_epochs", "bc_batch_size")  # fmt: skip
+                    "torch_threads", "rollout_workers", "bc_epochs", "bc_batch_size")  # fmt: skip
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"config {name} must be at least 1, got {getattr(self, name)}")
@@ -220,6 +224,16 @@ class TrainConfig:
         if self.trainer == "rllib" and self.baseline_partner_prob:
             raise ValueError("config baseline_partner_prob must be 0 with trainer rllib "
                              "(it seats no baseline yet)")  # fmt: skip
+        if self.rollout_workers > 1 and self.trainer != "torch":
+            raise ValueError(
+                f"config rollout_workers is for trainer torch; trainer {self.trainer} has its own "
+                "(sb3: vec_env subproc, rllib: rllib.num_env_runners)"
+            )
+        if self.rollout_workers > self.n_envs:
+            raise ValueError(
+                f"config rollout_workers ({self.rollout_workers}) must not exceed n_envs "
+                f"({self.n_envs}): each worker steps at least one env"
+            )
         if self.vec_env not in ("subproc", "dummy"):
             raise ValueError(f"config vec_env must be subproc or dummy, got {self.vec_env!r}")
         if self.activation not in ("tanh", "relu"):

@@ -30,6 +30,15 @@ of 4445 in a minibatch of 512; exactly the same loss and gradients, see
 ``legal_logits_and_values``); one ``log_softmax`` per minibatch gives the log-probabilities,
 the entropy and the KL; Adam is the fused one (one pass over the parameters).
 
+Both cores (``rollout_workers: 2``, ``torch_threads: 2``): a rollout is shared by this
+process and forked workers, each stepping its slice of the envs with the policy on one
+thread; the buffers and the policy's weights are in shared memory, so a worker writes its
+envs' columns in place and sees every update without a copy; then the update runs on
+``torch_threads`` threads while the workers wait. The monitor hears of every step in order
+after the rollout (so an evaluation falls between a rollout and its update). A worker has
+its own random stream (seeded from the run's seed and its index): runs are reproducible for
+a given number of workers.
+
 The object handed to the ``Trainer`` has what it reads of an SB3 model: ``policy`` (with
 ``policy.optimizer``), ``num_timesteps`` and ``logger`` (SB3's TensorBoard logger, so the
 metric names are the same: ``train/entropy_loss``, ``train/policy_gradient_loss``,
@@ -40,7 +49,10 @@ evaluations, checkpoints) is called after every vectorised step and every rollou
 
 from __future__ import annotations
 
+import contextlib
+import multiprocessing as mp
 import time
+import traceback
 from pathlib import Path
 
 import numpy as np
@@ -129,7 +141,7 @@ def sample_masked(logits: torch.Tensor, mask: torch.Tensor, generator=None) -> t
 
 
 def legal_logits_and_values(
-    policy, obs: torch.Tensor, mask: torch.Tensor
+    policy, obs: torch.Tensor, mask: torch.Tensor, columns: torch.Tensor | None = None
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """``masked_logits`` and the values of a batch, with the action head computed only on
     the moves legal somewhere in the batch.
@@ -139,13 +151,21 @@ def legal_logits_and_values(
     computation their probability is exactly 0 and they get no gradient, so the softmax,
     log-probabilities, entropy, loss and gradients (zero rows of ``action_net``'s gradient
     included) are the same, at a fraction of the cost (a batch of 512 decisions has ~700 of
-    the 4445 moves legal somewhere)."""
-    columns = mask.any(dim=0).nonzero()[:, 0]
+    the 4445 moves legal somewhere). ``columns`` may be given when the caller has them (the
+    rollout computes them with numpy, ~20x faster than ``torch.any`` over a boolean dim)."""
+    if columns is None:
+        on_cpu = mask.device.type == "cpu"
+        columns = legal_columns(mask.numpy()) if on_cpu else mask.any(dim=0).nonzero()[:, 0]
     latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
     head = policy.action_net
     logits = F.linear(latent_pi, head.weight[columns], head.bias[columns])
     logits = logits.masked_fill(~mask[:, columns], ILLEGAL_LOGIT)
     return columns, logits, policy.value_net(latent_vf).flatten()
+
+
+def legal_columns(mask: np.ndarray) -> torch.Tensor:
+    """The moves legal in at least one row of a boolean (rows, moves) mask."""
+    return torch.from_numpy(np.flatnonzero(mask.any(axis=0)))
 
 
 def masked_entropy(logits: torch.Tensor, log_probs: torch.Tensor) -> torch.Tensor:
@@ -165,7 +185,7 @@ class TorchPPO:
         from stable_baselines3.common.logger import configure
 
         cfg = self.config = config
-        torch.set_num_threads(cfg.torch_threads)
+        torch.set_num_threads(1)  # (the update sets torch_threads)
         torch.manual_seed(cfg.seed)
         self.envs = envs
         # the sizes of the game being played, from its spaces
@@ -184,30 +204,41 @@ class TorchPPO:
         self.logger = configure(str(run_dir), ["tensorboard"])
         self.generator = torch.Generator()
         n, t = len(envs), cfg.n_steps
+        # the envs' share of each rollout process (the first is this one) and the workers
+        bounds = np.linspace(0, n, cfg.rollout_workers + 1).round().astype(int).tolist()
+        self.slices = list(zip(bounds[:-1], bounds[1:], strict=True))
+        self.workers: list = []  # (process, connection) of the other rollout processes
+        shared = cfg.rollout_workers > 1  # buffers the workers write in: shared memory
+
+        def zeros(shape, dtype=torch.float32) -> torch.Tensor:
+            tensor = torch.zeros(shape, dtype=dtype)
+            return tensor.share_memory_() if shared else tensor
+
         # competitive games: one trajectory per seat, ``num_seats`` carry rows first
         self.per_seat = bool(getattr(envs[0], "per_seat", False))
         self.row0 = int(envs[0].num_seats) if self.per_seat else 0
         self.rows = rows = self.row0 + t
-        self._obs = np.zeros((n, obs_size), dtype=np.float32)  # the envs' current decisions
-        self._mask = np.zeros((n, n_actions), dtype=bool)
+        self._obs = zeros((n, obs_size)).numpy()  # the envs' current decisions
+        self._mask = zeros((n, n_actions), torch.bool).numpy()
         self._started = False
         # the rollout buffer, (steps, envs, ...)
-        self.buf_obs = torch.zeros((rows, n, obs_size))
-        self.buf_mask = torch.zeros((rows, n, n_actions), dtype=torch.bool)
-        self.buf_actions = torch.zeros((rows, n), dtype=torch.long)
-        self.buf_log_probs = torch.zeros((rows, n))
-        self.buf_values = torch.zeros((rows, n))
-        self.buf_rewards = torch.zeros((rows, n))
-        self.buf_dones = torch.zeros((rows, n), dtype=torch.bool)
+        self.buf_obs = zeros((rows, n, obs_size))
+        self.buf_mask = zeros((rows, n, n_actions), torch.bool)
+        self.buf_actions = zeros((rows, n), torch.long)
+        self.buf_log_probs = zeros((rows, n))
+        self.buf_values = zeros((rows, n))
+        self.buf_rewards = zeros((rows, n))
+        self.buf_dones = zeros((rows, n), torch.bool)
         # per seat (competitive games): the seat of each row, the row of its next
         # decision (-1: none yet / the game ended), rows holding a transition, and each
         # env's seat -> row of its transition awaiting the next decision (-1: none)
-        self.buf_seat = np.full((rows, n), -1, dtype=np.int64)
-        self.buf_next = np.full((rows, n), -1, dtype=np.int64)
-        self.buf_used = np.zeros((rows, n), dtype=bool)
-        self.seat_rewards = np.zeros((rows, n), dtype=np.float32)
-        self.seat_dones = np.zeros((rows, n), dtype=bool)
-        self.pending = np.full((n, self.row0 or 1), -1, dtype=np.int64)
+        self.buf_seat = zeros((rows, n), torch.long).numpy()
+        self.buf_next = zeros((rows, n), torch.long).numpy()
+        self.buf_used = zeros((rows, n), torch.bool).numpy()
+        self.seat_rewards = zeros((rows, n)).numpy()
+        self.seat_dones = zeros((rows, n), torch.bool).numpy()
+        self.pending = zeros((n, self.row0 or 1), torch.long).numpy()
+        self.buf_seat[:] = self.buf_next[:] = self.pending[:] = -1
         self.train_rows = None  # flat indices trained on (None: all)
         self.timing = {"rollout_s": 0.0, "env_s": 0.0, "update_s": 0.0, "rollouts": 0}
         self.last_rollout = (0.0, 0.0)  # seconds of the last rollout, of them in the envs
@@ -224,17 +255,18 @@ class TorchPPO:
         """Rollouts and updates until ``num_timesteps`` reaches ``total_steps``."""
         # a resumed run draws other moves than the first leg (its envs deal other games too)
         self.generator.manual_seed(self.config.seed * 1_000_003 + self.num_timesteps)
-        if not self._started:
-            self.reset_envs()
         for group in self.policy.optimizer.param_groups:  # an SB3 checkpoint's state says not
             group["fused"], group["foreach"] = True, False
         monitor.start()
-        while self.num_timesteps < total_steps:
-            self.collect_rollout(monitor)
-            monitor.on_rollout_end()
-            self.update()
-            self.logger.record("time/total_timesteps", self.num_timesteps)
-            self.logger.dump(self.num_timesteps)
+        try:
+            while self.num_timesteps < total_steps:
+                self.collect_rollout(monitor)
+                monitor.on_rollout_end()
+                self.update()
+                self.logger.record("time/total_timesteps", self.num_timesteps)
+                self.logger.dump(self.num_timesteps)
+        finally:
+            self.close_workers()
 
     def reset_envs(self) -> None:
         """Start a game in every env (they were seeded when made)."""
@@ -247,51 +279,38 @@ class TorchPPO:
         self._started = True
 
     def collect_rollout(self, monitor) -> None:
-        """``n_steps`` steps of every env into the buffer, then advantages and returns."""
-        cfg, policy, envs = self.config, self.policy, self.envs
+        """``n_steps`` steps of every env into the buffer, then advantages and returns.
+
+        Each rollout process (this one and ``rollout_workers - 1`` forked workers sharing
+        the buffers and the policy's weights) steps its slice of the envs; the monitor then
+        sees every step in order, as if one process had made them."""
+        cfg, policy = self.config, self.policy
         started = time.perf_counter()
-        env_seconds = 0.0
+        torch.set_num_threads(1)  # one core per rollout process
         policy.set_training_mode(False)
-        obs_t, mask_t = torch.from_numpy(self._obs), torch.from_numpy(self._mask)
-        n = len(envs)
-        rewards = np.zeros(n, dtype=np.float32)
-        dones = [False] * n
-        per_seat, row0 = self.per_seat, self.row0
-        if per_seat:
+        if not self._started:
+            self.reset_envs()
+        if self.per_seat:
             self._carry_pending()
-        for t in range(cfg.n_steps):
-            row = row0 + t
-            self.buf_obs[row].copy_(obs_t)
-            self.buf_mask[row].copy_(mask_t)
-            with torch.no_grad():
-                columns, logits, values = legal_logits_and_values(policy, obs_t, mask_t)
-                choice = sample_masked(logits, mask_t[:, columns], self.generator)
-                log_probs = logits.gather(1, choice[:, None])[:, 0] - logits.logsumexp(dim=1)
-                actions = columns[choice]
-            self.buf_actions[row] = actions
-            self.buf_log_probs[row] = log_probs
-            self.buf_values[row] = values
-            env_started = time.perf_counter()
+        if len(self.slices) > 1 and not self.workers:
+            self._start_workers()
+        for _, connection in self.workers:
+            connection.send("collect")
+        events, env_seconds = self._collect_slice(*self.slices[0])
+        for index, (_, connection) in enumerate(self.workers, start=1):
+            worker_events, seconds = _receive(connection, index)
+            env_seconds += seconds
+            for step, done in zip(events, worker_events, strict=True):
+                step.extend(done)
+        n = len(self.envs)
+        for row, done in enumerate(events, start=self.row0):
             infos = [{}] * n
-            for i, (env, action) in enumerate(zip(envs, actions.tolist(), strict=True)):
-                if per_seat:
-                    self._decide(i, env.state.current, row)
-                obs, reward, terminated, truncated, info = env.step(action)
-                rewards[i] = reward
-                dones[i] = done = terminated or truncated
-                if per_seat:
-                    self._pay(i, info["rewards"], done)
-                if done:
-                    infos[i] = info
-                    obs, _ = env.reset()
-                self._obs[i] = obs
-                self._mask[i] = env.action_masks()
-            env_seconds += time.perf_counter() - env_started
-            self.buf_rewards[row] = torch.from_numpy(rewards)
-            self.buf_dones[row] = torch.tensor(dones)
+            for i, info in done:
+                infos[i] = info
             self.num_timesteps += n
-            monitor.on_step(infos, dones)
-        if per_seat:
+            monitor.on_step(infos, self.buf_dones[row].tolist())
+        obs_t, mask_t = torch.from_numpy(self._obs), torch.from_numpy(self._mask)
+        if self.per_seat:
             adv, ret = compute_linked_gae(
                 self.seat_rewards, self.buf_values.numpy(), self.buf_next, self.seat_dones,
                 cfg.gamma, cfg.gae_lambda,
@@ -312,6 +331,89 @@ class TorchPPO:
         self.timing["rollout_s"] += self.last_rollout[0]
         self.timing["env_s"] += env_seconds
         self.timing["rollouts"] += 1
+
+    def _collect_slice(self, lo: int, hi: int) -> tuple[list[list[tuple[int, dict]]], float]:
+        """``n_steps`` steps of envs ``lo..hi-1`` into their columns of the buffer. Returns,
+        per step, ``(env, info)`` of the games that ended, and the seconds spent in the envs."""
+        policy, envs = self.policy, self.envs
+        per_seat, row0 = self.per_seat, self.row0
+        obs_np, mask_np = self._obs[lo:hi], self._mask[lo:hi]  # views, refilled in place
+        obs_t, mask_t = torch.from_numpy(obs_np), torch.from_numpy(mask_np)
+        rewards = np.zeros(hi - lo, dtype=np.float32)
+        dones = np.zeros(hi - lo, dtype=bool)
+        events: list[list[tuple[int, dict]]] = []
+        env_seconds = 0.0
+        for row in range(row0, row0 + self.config.n_steps):
+            self.buf_obs[row, lo:hi] = obs_t
+            self.buf_mask[row, lo:hi] = mask_t
+            with torch.no_grad():
+                columns, logits, values = legal_logits_and_values(
+                    policy, obs_t, mask_t, legal_columns(mask_np)
+                )
+                choice = sample_masked(logits, mask_t[:, columns], self.generator)
+                log_probs = logits.gather(1, choice[:, None])[:, 0] - logits.logsumexp(dim=1)
+                actions = columns[choice]
+            self.buf_actions[row, lo:hi] = actions
+            self.buf_log_probs[row, lo:hi] = log_probs
+            self.buf_values[row, lo:hi] = values
+            env_started = time.perf_counter()
+            ended = []
+            for k, action in enumerate(actions.tolist()):
+                i, env = lo + k, envs[lo + k]
+                if per_seat:
+                    self._decide(i, env.state.current, row)
+                obs, reward, terminated, truncated, info = env.step(action)
+                rewards[k] = reward
+                dones[k] = done = terminated or truncated
+                if per_seat:
+                    self._pay(i, info["rewards"], done)
+                if done:
+                    ended.append((i, info))
+                    obs, _ = env.reset()
+                obs_np[k] = obs
+                mask_np[k] = env.action_masks()
+            env_seconds += time.perf_counter() - env_started
+            self.buf_rewards[row, lo:hi] = torch.from_numpy(rewards)
+            self.buf_dones[row, lo:hi] = torch.from_numpy(dones)
+            events.append(ended)
+        return events, env_seconds
+
+    # --- rollout workers (rollout_workers > 1) ------------------------------------------
+    def _start_workers(self) -> None:
+        """Fork a process per slice of the envs after the first: each inherits the envs
+        (their games so far included), the shared buffers and the policy, whose weights
+        are moved to shared memory so that every update reaches the workers in place."""
+        try:
+            context = mp.get_context("fork")
+        except ValueError:
+            raise ValueError(
+                "config rollout_workers > 1 needs the fork start method (Linux); use 1 here"
+            ) from None
+        self.policy.share_memory()
+        seed = self.config.seed * 1_000_003 + self.num_timesteps
+        for index in range(1, len(self.slices)):
+            ours, theirs = context.Pipe()
+            process = context.Process(
+                target=_rollout_worker, args=(self, index, seed, theirs), daemon=True
+            )
+            process.start()
+            theirs.close()
+            self.workers.append((process, ours))
+
+    def close_workers(self) -> None:
+        """Stop the rollout workers (each closes its envs). Their games went on in them, not
+        here, so a later rollout starts new games and forks new workers (learn() ends by
+        closing them)."""
+        if self.workers:
+            self._started = False
+        for process, connection in self.workers:
+            with contextlib.suppress(OSError):  # (a worker that died: nothing to tell)
+                connection.send("close")
+            process.join(timeout=10)
+            if process.is_alive():
+                process.terminate()
+            connection.close()
+        self.workers = []
 
     # --- per-seat trajectories (competitive games) ------------------------------------
     def _carry_pending(self) -> None:
@@ -364,6 +466,7 @@ class TorchPPO:
         """``n_epochs`` passes of minibatches over the rollout (or fewer: ``target_kl``)."""
         cfg, policy = self.config, self.policy
         started = time.perf_counter()
+        torch.set_num_threads(cfg.torch_threads)  # the rollout processes wait meanwhile
         lr = self.learning_rate()
         for group in policy.optimizer.param_groups:
             group["lr"] = lr
@@ -447,6 +550,37 @@ class TorchPPO:
         log("time/update_s", seconds)
         log("time/rollout_s", self.last_rollout[0])
         log("time/rollout_env_s", self.last_rollout[1])
+
+
+def _rollout_worker(model: TorchPPO, index: int, seed: int, connection) -> None:
+    """A forked rollout process: on each "collect", the rollout of its slice of the envs;
+    answers ``(events, env_seconds)`` or ``("error", traceback)``."""
+    torch.set_num_threads(1)
+    model.generator.manual_seed(seed + 7919 * index)  # its own moves, not the learner's
+    lo, hi = model.slices[index]
+    try:
+        while connection.recv() == "collect":
+            try:
+                connection.send(model._collect_slice(lo, hi))
+            except Exception:  # the learner raises it, naming this worker
+                connection.send(("error", traceback.format_exc()))
+                return
+    except (EOFError, KeyboardInterrupt):  # the learner went away or was interrupted
+        pass
+    finally:
+        for env in model.envs[lo:hi]:
+            env.close()
+
+
+def _receive(connection, index: int):
+    """A rollout worker's answer; a RuntimeError with its traceback if it failed or died."""
+    try:
+        answer = connection.recv()
+    except EOFError:
+        raise RuntimeError(f"rollout worker {index} died during a rollout") from None
+    if answer[0] == "error":
+        raise RuntimeError(f"rollout worker {index} failed:\n{answer[1]}")
+    return answer
 
 
 # --- the trainer's face to ``Trainer`` (train/trainer.py), as train/sb3.py has ---------------
