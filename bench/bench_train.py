@@ -9,6 +9,12 @@ trainers so both meet the same machine load; the load average before each run is
 (other work on the machine lowers the figures). Run:
 ``python bench/bench_train.py [--steps 50000] [--rounds 2] [--trainers sb3 torch]
 [--checkpoint best.pt] [--rollout-workers 2] [--torch-threads 2] [--json out.json]``
+
+``--profile`` instead says where the torch trainer's time goes, in CPU seconds per rollout
+(timers on CPU time, one process: ``rollout_workers`` 1): the envs (their observations,
+their masks and the baseline's and forced moves), the policy's forward in the rollout, the
+rest of the rollout (sampling, buffer copies, the loop), and the update's forward, backward,
+optimizer and the rest (losses, minibatch gathers).
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ def _timed(fn, totals: dict, key: str):
     return wrapper
 
 
-def measure(config, trainer_name: str, steps: int, out_dir: str, weights=None) -> dict:
+def measure(config, trainer_name: str, steps: int, out_dir: str, weights=None, adam=None) -> dict:
     cfg = replace(config, trainer=trainer_name, bc_games=0, total_steps=steps,
                   eval_interval=10**12, checkpoint_interval=10**12, out_dir=out_dir)  # fmt: skip
     trainer = Trainer(cfg, run_name=f"bench_{trainer_name}_{time.time_ns()}", say=lambda *_: None)
@@ -50,6 +56,8 @@ def measure(config, trainer_name: str, steps: int, out_dir: str, weights=None) -
     model = trainer.model = trainer._make_model()
     if weights is not None:
         model.policy.load_state_dict(weights)
+    if adam is not None:  # (profile: a timer around the optimizer's step)
+        model.policy.optimizer.step = adam(model.policy.optimizer.step, "adam")
     totals = {k: 0.0 for k in ("rollout", "rollout_calls", "update", "update_calls", "env",
                                "env_calls")}  # fmt: skip
     if trainer_name == "torch":
@@ -88,6 +96,79 @@ def measure(config, trainer_name: str, steps: int, out_dir: str, weights=None) -
     }
 
 
+def profile(config, steps: int, out_dir: str, weights=None) -> list[tuple[str, float]]:
+    """Where one process's time goes in the torch trainer: (part, CPU seconds per rollout),
+    from timers wrapped around the envs' methods, the policy's forward, ``backward`` and
+    Adam's step (a microsecond per call; cProfile's overhead would distort the Python-heavy
+    envs)."""
+    import torch
+
+    from commoncause.train import ppo
+    from commoncause.train.selfplay import SelfPlayEnv
+
+    totals: dict[str, float] = {}
+    phase = ["rollout"]
+
+    def timed(fn, key):
+        def wrapper(*args, **kwargs):
+            started = time.process_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                name = key if isinstance(key, str) else key()
+                totals[name] = totals.get(name, 0.0) + time.process_time() - started
+
+        return wrapper
+
+    def in_phase(fn, name):
+        def wrapper(*args, **kwargs):
+            phase[0] = name
+            try:
+                return timed(fn, name)(*args, **kwargs)
+            finally:
+                phase[0] = "rollout"
+
+        return wrapper
+
+    patches = [(SelfPlayEnv, name, timed(getattr(SelfPlayEnv, name), name))
+               for name in ("step", "reset", "action_masks", "_observe", "_advance")]  # fmt: skip
+    patches += [
+        (ppo, "legal_logits_and_values", timed(ppo.legal_logits_and_values,
+                                               lambda: f"{phase[0]}_forward")),  # fmt: skip
+        (torch.Tensor, "backward", timed(torch.Tensor.backward, "backward")),
+        (ppo.TorchPPO, "update", in_phase(ppo.TorchPPO.update, "update")),
+        (ppo.TorchPPO, "_collect_slice", timed(ppo.TorchPPO._collect_slice, "collect")),
+    ]
+    saved = [(owner, name, getattr(owner, name)) for owner, name, _ in patches]
+    for owner, name, wrapper in patches:
+        setattr(owner, name, wrapper)
+    try:
+        cfg = replace(config, rollout_workers=1)
+        measured = measure(cfg, "torch", steps, out_dir, weights, adam=timed)
+    finally:
+        for owner, name, original in saved:
+            setattr(owner, name, original)
+    rollouts = measured["steps"] / measured["rollout_steps"]
+    get = totals.get
+    env = get("step", 0.0) + get("reset", 0.0)  # (_observe and _advance run inside them)
+    env_rest = env - get("_observe", 0.0) - get("_advance", 0.0)
+    parts = [
+        ("envs: observations", get("_observe", 0.0)),
+        ("envs: masks, forced and baseline moves", get("_advance", 0.0)),
+        ("envs: the rest (rules, rewards, resets)", env_rest),
+        ("rollout: masks copied out of the envs", get("action_masks", 0.0)),
+        ("rollout: policy forward (no grad)", get("rollout_forward", 0.0)),
+        ("rollout: sampling, buffer copies, loop", get("collect", 0.0) - env
+         - get("action_masks", 0.0) - get("rollout_forward", 0.0)),
+        ("update: forward", get("update_forward", 0.0)),
+        ("update: backward", get("backward", 0.0)),
+        ("update: Adam", get("adam", 0.0)),
+        ("update: losses, minibatch gathers, rest", get("update", 0.0) - get("update_forward", 0.0)
+         - get("backward", 0.0) - get("adam", 0.0)),
+    ]  # fmt: skip
+    return [(name, seconds / rollouts) for name, seconds in parts]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default="configs/normal.yaml")
@@ -97,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checkpoint", help="start from this policy (e.g. a cloned one)")
     parser.add_argument("--rollout-workers", type=int, help="override the config's")
     parser.add_argument("--torch-threads", type=int, help="override the config's")
+    parser.add_argument("--profile", action="store_true", help="where the time goes")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     config = load_config(args.config)
@@ -111,6 +193,16 @@ def main(argv: list[str] | None = None) -> int:
         weights = data["policy"]
         config = replace(config, features_dim=data["features_dim"], net_arch=data["net_arch"],
                          activation=data["activation"])  # fmt: skip
+    if args.profile:
+        with tempfile.TemporaryDirectory() as out_dir:
+            parts = profile(config, args.steps, out_dir, weights)
+        total = sum(seconds for _, seconds in parts)
+        rollout = config.n_envs * config.n_steps
+        print(f"CPU seconds per rollout of {rollout} steps and its update ({args.config}):")
+        for name, seconds in parts:
+            print(f"  {name:<42} {seconds:6.3f} s {seconds / total:6.1%}")
+        print(f"  {'total':<42} {total:6.3f} s = {rollout / total:,.0f} steps per CPU second")
+        return 0
     results = []
     with tempfile.TemporaryDirectory() as out_dir:
         for _ in range(args.rounds):

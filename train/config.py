@@ -85,7 +85,7 @@ class TrainConfig:
     """PPO minibatch size."""
     n_epochs: int = 2
     """PPO epochs per rollout."""
-    learning_rate: float = 1e-4
+    learning_rate: float = 3e-4
     """Adam learning rate of PPO (decays linearly to 0 over total_steps if lr_decay)."""
     lr_decay: bool = True
     """Decay the learning rate linearly to zero."""
@@ -114,17 +114,20 @@ class TrainConfig:
     points are tens to hundreds a hand, so its configs use 0.01 to keep the value targets
     near 1; Common Cause's +-1 results keep 1.0."""
     torch_threads: int = 1
-    """Torch threads of the learner's updates (rollouts always use one per process)."""
-    rollout_workers: int = 1
+    """Torch threads of the updates (the torch trainer's rollouts use one per process; sb3
+    and the RLlib driver use this many throughout). More than 1 pays only on idle cores:
+    with another process on the second of two cores, 2 threads made an update 4x slower."""
+    rollout_workers: int = 2
     """Processes that step the envs and run the policy during a rollout, the learner's own
-    included, each on its share of ``n_envs`` (torch trainer only; more than 1 needs the
-    ``fork`` start method: Linux). 2 puts both cores of a two-core machine to work."""
+    included, each on its share of the ``n_envs`` (at most ``n_envs``); torch trainer only
+    (sb3: ``vec_env``, rllib: ``rllib.num_env_runners``). More than 1 forks (Linux; elsewhere
+    use 1). 2 puts both cores of a two-core machine to work."""
     rllib: dict = field(default_factory=dict)
     """trainer rllib only: Ray settings (train/rllib_config.py: address, num_env_runners,
     num_envs_per_env_runner, num_learners, policies)."""
 
     # --- evaluation and checkpoints ---------------------------------------------------
-    eval_interval: int = 250_000
+    eval_interval: int = 500_000
     """Evaluate against the baseline every this many steps."""
     eval_games: int = 1000
     """Games per periodic evaluation (fixed deal seeds)."""
@@ -224,16 +227,6 @@ class TrainConfig:
         if self.trainer == "rllib" and self.baseline_partner_prob:
             raise ValueError("config baseline_partner_prob must be 0 with trainer rllib "
                              "(it seats no baseline yet)")  # fmt: skip
-        if self.rollout_workers > 1 and self.trainer != "torch":
-            raise ValueError(
-                f"config rollout_workers is for trainer torch; trainer {self.trainer} has its own "
-                "(sb3: vec_env subproc, rllib: rllib.num_env_runners)"
-            )
-        if self.rollout_workers > self.n_envs:
-            raise ValueError(
-                f"config rollout_workers ({self.rollout_workers}) must not exceed n_envs "
-                f"({self.n_envs}): each worker steps at least one env"
-            )
         if self.vec_env not in ("subproc", "dummy"):
             raise ValueError(f"config vec_env must be subproc or dummy, got {self.vec_env!r}")
         if self.activation not in ("tanh", "relu"):

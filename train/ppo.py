@@ -30,10 +30,10 @@ of 4445 in a minibatch of 512; exactly the same loss and gradients, see
 ``legal_logits_and_values``); one ``log_softmax`` per minibatch gives the log-probabilities,
 the entropy and the KL; Adam is the fused one (one pass over the parameters).
 
-Both cores (``rollout_workers: 2``, ``torch_threads: 2``): a rollout is shared by this
-process and forked workers, each stepping its slice of the envs with the policy on one
-thread; the buffers and the policy's weights are in shared memory, so a worker writes its
-envs' columns in place and sees every update without a copy; then the update runs on
+Both cores (``rollout_workers: 2``, the default): a rollout is shared by this process and
+forked workers, each stepping its slice of the envs with the policy on one thread; the
+buffers and the policy's weights are in shared memory, so a worker writes its envs' columns
+in place and sees every update without a copy; then the update runs here on
 ``torch_threads`` threads while the workers wait. The monitor hears of every step in order
 after the rollout (so an evaluation falls between a rollout and its update). A worker has
 its own random stream (seeded from the run's seed and its index): runs are reproducible for
@@ -205,10 +205,11 @@ class TorchPPO:
         self.generator = torch.Generator()
         n, t = len(envs), cfg.n_steps
         # the envs' share of each rollout process (the first is this one) and the workers
-        bounds = np.linspace(0, n, cfg.rollout_workers + 1).round().astype(int).tolist()
+        processes = min(cfg.rollout_workers, n)
+        bounds = np.linspace(0, n, processes + 1).round().astype(int).tolist()
         self.slices = list(zip(bounds[:-1], bounds[1:], strict=True))
         self.workers: list = []  # (process, connection) of the other rollout processes
-        shared = cfg.rollout_workers > 1  # buffers the workers write in: shared memory
+        shared = processes > 1  # the buffers the workers write in: shared memory
 
         def zeros(shape, dtype=torch.float32) -> torch.Tensor:
             tensor = torch.zeros(shape, dtype=dtype)
