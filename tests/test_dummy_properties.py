@@ -90,3 +90,25 @@ def test_truncation_is_a_safety_net():
         _, reward, term, trunc, _ = e.last()
         e.step(None if term or trunc else int(np.flatnonzero(e.last()[0]["action_mask"])[0]))
     assert e.unwrapped.moves == 50 and not e.unwrapped.game.is_terminal
+
+
+@given(
+    counts=st.lists(st.integers(0, 4), min_size=12, max_size=12),
+    wilds=st.integers(0, 4),
+    extra=st.integers(0, 3),
+)
+@settings(max_examples=300, deadline=None)
+def test_sets_shortcut_agrees_with_the_full_contract_search(counts, wilds, extra):
+    """``sets_possible`` (rank labels dropped, cached by the shape of the hand) says yes
+    exactly when the full search finds a first step, for every sets-only contract."""
+    from commoncause.envs.dummy_rummy.contract_plans import legal_steps, sets_possible
+    from commoncause.envs.dummy_rummy.rules import _FRESH_GROUPS, _SETS_ONLY
+
+    by_rank = (counts[0], 0, *counts[1:])  # the 2s are wild: no natural rank 2
+    hand_size = sum(counts) + wilds + extra  # (cards the contract cannot use: none here)
+    shape = tuple(sorted(counts))
+    for contract, sets_only in enumerate(_SETS_ONLY):
+        if sets_only:
+            groups = _FRESH_GROUPS[contract]
+            full = bool(legal_steps(by_rank, wilds, hand_size, groups))
+            assert sets_possible(shape, wilds, hand_size, groups) == full, contract

@@ -118,7 +118,8 @@ class DiscardPlanes:
         by, taken_by, pile = self._by, self._taken, self._pile
         changed: list[int] = []
         k = bisect_left(cur, seen)  # pile entries already seen: a subset of ``old``
-        if old[:k] == cur[:k]:
+        # both ascending: ``cur[:k]`` is ``old[:k]`` when their last entries agree
+        if k == 0 or (k <= len(old) and old[k - 1] == cur[k - 1]):
             left = old[k:]
         else:  # the pile was turned into the stock
             keep = set(cur[:k])

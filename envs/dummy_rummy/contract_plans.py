@@ -165,6 +165,20 @@ def legal_steps(
     return frozenset((s[0], gj, *s[2:]) for s in steps for gj in mates[groups[s[1]]])
 
 
+@functools.lru_cache(maxsize=1 << 10)
+def sets_possible(
+    shape: tuple[int, ...], wilds: int, hand_size: int, sets: tuple[Group, ...]
+) -> bool:
+    """Whether a contract of ``sets`` only, none begun, can be laid from a hand whose
+    natural ranks hold ``shape`` cards (in any order: ranks are interchangeable in sets,
+    so ``legal_steps`` is empty for the hand exactly when it is for ``shape``); a few
+    hundred shapes cover nearly every hand."""
+    counts = [0] * 13
+    for r, k in zip(NATURAL_RANKS, shape, strict=True):
+        counts[r] = k
+    return bool(legal_steps(tuple(counts), wilds, hand_size, sets))
+
+
 def _feasible_alone(group: Group, counts: tuple[int, ...], wilds: int) -> list[tuple]:
     """The group's ``_options`` whose targets pass the feasibility test on their own."""
     out = []
@@ -219,10 +233,11 @@ def _add_steps(groups, rep, plan, counts, wilds, demand, lacking, short, steps) 
         for position, rank in step_slots:
             if rank >= 0 and counts[rank]:  # a natural card of the slot's rank
                 step = ("set", name, rank) if is_set else ("run", name, position, True)
-                if step not in steps:
-                    after = counts[:rank] + (counts[rank] - 1,) + counts[rank + 1 :]
-                    if _hall(after, others):
-                        steps.add(step)
+                if step not in steps and (
+                    not others  # Hall's condition over no group holds
+                    or _hall(counts[:rank] + (counts[rank] - 1,) + counts[rank + 1 :], others)
+                ):
+                    steps.add(step)
             if wilds:  # a wild card
                 step = ("set", name, -1) if is_set else ("run", name, position, False)
                 if step in steps:
@@ -237,7 +252,9 @@ def _add_steps(groups, rep, plan, counts, wilds, demand, lacking, short, steps) 
                     steps.add(step)
 
 
-@functools.lru_cache(maxsize=1 << 8)  # kept small: memory stays flat over long runs
+# about 4 KB an entry: bounded at a few MB, it holds the groups random play meets (a
+# smaller one thrashes while contracts are being laid)
+@functools.lru_cache(maxsize=1 << 10)
 def _options(group: Group) -> tuple[tuple, ...]:
     """Per target of the group (a set: every natural rank; filtered by the hand in the
     search): (target, its slots' demand as (rank, count) pairs, the ranks of its slots,

@@ -36,14 +36,22 @@ from .actions import (
     run_meld_action,
     set_meld_action,
 )
-from .contract_plans import legal_steps
+from .contract_plans import legal_steps, sets_possible
 
 HAND_SIZE = 13
 _RANK_OF: tuple[int, ...] = tuple(-1 if IS_WILD[t] else t % 13 for t in range(N_CARD_TYPES))
 """A card type's natural rank, -1 for a wild card (a lookup for the hot paths)."""
+_CARD_RANK = tuple(_RANK_OF[t] for t in TYPE_OF)
+"""A physical card's natural rank, -1 for a wild card."""
 _GROUPS = tuple(c.groups for c in CONTRACTS)
 _DECODED = tuple(decode(a) for a in range(N_ACTIONS))  # ActionInfo is frozen: shared
 _NOTHING: frozenset[int] = frozenset()
+_FRESH_GROUPS = tuple(
+    tuple((is_set, size, -1, 0 if is_set else _NOTHING, False) for is_set, size in groups)
+    for groups in _GROUPS
+)
+"""Per contract: its groups as ``legal_steps`` takes them before any card is laid."""
+_SETS_ONLY = tuple(not c.runs for c in CONTRACTS)
 _NATURALS_OF_RANK = tuple(
     tuple(t for t in range(N_CARD_TYPES) if _RANK_OF[t] == r) for r in range(13)
 )
@@ -215,6 +223,7 @@ class GameState:
         self.phase = DRAW_PHASE
         self.hand_moves = 0
         self._legal: list[int] | None = None
+        self._places: tuple | None = None  # ``_open_places``, until a card is placed
 
     def contract_of(self, seat: int) -> Contract:
         return CONTRACTS[self.contract[seat]]
@@ -286,7 +295,7 @@ class GameState:
         new.discard_log = [list(e) for e in self.discard_log]
         new.melds = [m.copy() for m in self.melds]
         new.meld_at = {(m.owner, m.group): m for m in new.melds}
-        new._legal = None
+        new._legal = new._places = None
         return new
 
     def hand_types(self, seat: int) -> list[int]:
@@ -311,10 +320,10 @@ class GameState:
             if self.discard and not self.laid[p]:  # a laid player draws from the stock
                 legal.append(DRAW_DISCARD)
             return legal
-        types = self.hand_types(p)
-        held = set(types)
+        hand = self.hands[p]
+        held = {TYPE_OF[c] for c in hand}
         if not self.laid[p]:
-            legal = self._meld_steps(p, types)
+            legal = self._meld_steps(p, hand, held)
             if self.building:
                 return legal  # a contract begun is finished before anything else
         elif self.laid_turn[p] < self.turns:  # reading 2: lay-offs from the next turn on
@@ -326,7 +335,7 @@ class GameState:
                 fitting = places if IS_WILD[t] else by_rank.get(t % 13, ())
                 if not fitting:
                     free.append(t)
-                elif len(types) > 1:
+                elif len(hand) > 1:
                     legal.extend(
                         layoff_action((m.owner - p) % n, m.group, e, t) for m, e in fitting
                     )
@@ -337,28 +346,36 @@ class GameState:
         legal.extend([DISCARD_BASE + t for t in held])
         return legal
 
-    def _meld_steps(self, p: int, types: list[int]) -> list[int]:
+    def _meld_steps(self, p: int, hand: list[int], held: set[int]) -> list[int]:
+        """The legal ``meld`` steps of player ``p`` (not laid), holding ``hand`` (card
+        types ``held``)."""
         counts = [0] * 13
         wilds = 0
-        for t in types:
-            r = _RANK_OF[t]
+        for c in hand:
+            r = _CARD_RANK[c]
             if r < 0:
                 wilds += 1
             else:
                 counts[r] += 1
-        groups = []
-        for g, (is_set, size) in enumerate(_GROUPS[self.contract[p]]):
-            meld = self.meld_at.get((p, g))
-            if meld is None:
-                groups.append((is_set, size, -1, 0 if is_set else _NOTHING, False))
-            elif is_set:
-                groups.append((True, size, meld.rank, len(meld), meld.naturals > 0))
-            else:
-                groups.append((False, size, -1, frozenset(meld.slots), meld.naturals > 0))
-        steps = legal_steps(tuple(counts), wilds, len(types), tuple(groups))
+        mine = _FRESH_GROUPS[self.contract[p]]
+        if self.building:
+            groups = []
+            for g, (is_set, size, *_) in enumerate(mine):
+                meld = self.meld_at.get((p, g))
+                if meld is None:
+                    groups.append(mine[g])
+                elif is_set:
+                    groups.append((True, size, meld.rank, len(meld), meld.naturals > 0))
+                else:
+                    groups.append((False, size, -1, frozenset(meld.slots), meld.naturals > 0))
+            mine = tuple(groups)
+        elif _SETS_ONLY[self.contract[p]]:  # nothing laid (a contract is laid in one turn)
+            shape = tuple(sorted([counts[0], *counts[2:]]))  # every rank but the 2 (wild)
+            if not sets_possible(shape, wilds, len(hand), mine):
+                return []
+        steps = legal_steps(tuple(counts), wilds, len(hand), mine)
         if not steps:
             return []
-        held = set(types)
         actions = []
         for step in steps:
             actions.extend([a for t, a in _step_actions(step) if t in held])
@@ -374,7 +391,13 @@ class GameState:
         ]  # fmt: skip
 
     def _open_places(self) -> tuple[list[tuple[TableMeld, int]], dict[int, list]]:
-        """Every (meld, end) that takes a card, and the same by the natural rank it takes."""
+        """Every (meld, end) that takes a card, and the same by the natural rank it takes;
+        kept until a card is next placed on the table."""
+        if self._places is None:
+            self._places = self._find_places()
+        return self._places
+
+    def _find_places(self) -> tuple[list[tuple[TableMeld, int]], dict[int, list]]:
         places: list[tuple[TableMeld, int]] = []
         by_rank: dict[int, list[tuple[TableMeld, int]]] = {}
         for meld in self.melds:
@@ -419,8 +442,10 @@ class GameState:
         elif kind == "discard":
             self._discard(p, info.card)
         elif kind == "set_meld" or kind == "run_meld":
+            self._places = None
             self._meld(p, info.group, info.card, info.position)
         else:
+            self._places = None
             owner = (p + info.owner) % self.n
             self._layoff(p, self.meld_at[(owner, info.group)], info.card, info.end)
 

@@ -94,6 +94,9 @@ _HAND, _MELDS, _SEATS = OFFSET["hand"], OFFSET["melds"], OFFSET["seats"]
 _MELDS_END = _MELDS + MAX_MELDS * MELD_WIDTH
 _CLOSED, _SCALARS = OFFSET["closed"], OFFSET["scalars"]
 _LOG_SCALE = CARD_SCALE * (2 * MAX_SEATS + 1)  # discarded_by, taken_by, in_pile
+# the hand plane's entry of each physical card, and what one copy adds to it
+_HAND_AT = tuple(_HAND + t for t in TYPE_OF)
+_HAND_STEP = tuple(CARD_SCALE[t] for t in TYPE_OF)
 # the scalars that change within a round (the others are the config's, and fixed)
 _TURN_SCALARS = tuple(_SCALARS + i for i in (0, 1, 2, 3, 4, 5, 6, 7, 8, 21))
 
@@ -130,17 +133,12 @@ class Observer:
             self._seats_key = key
             self._seats(state, me, n, public)
         obs = public.copy()
+        view = memoryview(obs)
+        for c in state.hands[me]:
+            view[_HAND_AT[c]] += _HAND_STEP[c]  # exact in float32, at most 1 (``CARD_SCALE``)
         # the rest: (index, value) pairs set in one go (each value capped at 1)
         idx: list[int] = []
         val: list[float] = []
-        held: dict[int, int] = {}
-        for c in state.hands[me]:
-            t = TYPE_OF[c]
-            held[t] = held.get(t, 0) + 1
-        for t, k in held.items():
-            idx.append(_HAND + t)
-            v = k * CARD_SCALE[t]
-            val.append(v if v < 1.0 else 1.0)
         hands = state.hands
         for s in range(n):
             idx.append(_SEATS + ((s - me) % n) * SEAT_WIDTH + 1)

@@ -268,6 +268,7 @@ class GameState:
         self.round_moves = 0
         self._legal: list[int] | None = None
         self._stand: frozenset[int] | None = None  # stand_ins, until a card is placed
+        self._places: list[tuple[int, int]] | None = None  # lay-offs, the same
 
     @property
     def num_seats(self) -> int:
@@ -435,12 +436,19 @@ class GameState:
         return [k for card, k in meld.layoff_places() if card == t]
 
     def _layoffs(self, types: list[int]) -> list[int]:
-        actions = []
         held = set(types)
-        for meld in self.live_melds():
-            slot = meld.slot
-            actions.extend(layoff_action(slot, k) for t, k in meld.layoff_places() if t in held)
-        return actions
+        return [a for t, a in self._layoff_places() if t in held]
+
+    def _layoff_places(self) -> list[tuple[int, int]]:
+        """(card type, lay-off action id) of every lay-off on the table, whoever holds the
+        card; kept until a card is next placed on the table (``apply``)."""
+        if self._places is None:
+            self._places = [
+                (t, layoff_action(meld.slot, k))
+                for meld in self.live_melds()
+                for t, k in meld.layoff_places()
+            ]
+        return self._places
 
     def _steals(self, types: list[int]) -> list[int]:
         held = set(types)
@@ -507,7 +515,7 @@ class GameState:
                 return
             self._next_turn(p)
         else:  # a card placed on the table
-            self._stand = None
+            self._stand = self._places = None
             if kind == "set_step" or kind == "run_step":
                 self._meld_step(p, info)
             elif kind == "layoff":
