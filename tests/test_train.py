@@ -255,10 +255,16 @@ def _rollouts(tmp_path: Path, workers: int, rollouts: int = 2) -> list[dict]:
     try:
         for _ in range(rollouts):
             ppo.collect_rollout(monitor)
+            with torch.no_grad():  # the log-probabilities under the weights here, now
+                logits = masked_logits(ppo.policy, ppo.buf_obs.flatten(0, 1),
+                                       ppo.buf_mask.flatten(0, 1))  # fmt: skip
+                here = torch.log_softmax(logits, 1).gather(1, ppo.buf_actions.view(-1, 1))
             seen.append({"obs": ppo.buf_obs.clone(), "mask": ppo.buf_mask.clone(),
                          "actions": ppo.buf_actions.clone(), "dones": ppo.buf_dones.clone(),
                          "ended": list(monitor.ended), "steps": ppo.num_timesteps,
-                         "workers": [p.pid for p, _ in ppo.workers]})  # fmt: skip
+                         "workers": [p.pid for p, _ in ppo.workers],
+                         "log_probs": ppo.buf_log_probs.clone(),
+                         "log_probs_here": here.view_as(ppo.buf_log_probs)})  # fmt: skip
             ppo.update()  # the workers play the updated weights next
     finally:
         processes = [p for p, _ in ppo.workers]
@@ -269,11 +275,13 @@ def _rollouts(tmp_path: Path, workers: int, rollouts: int = 2) -> list[dict]:
 
 def test_rollout_workers_share_the_buffer_and_the_weights(tmp_path: Path):
     """Two rollout processes: every env's column is filled with legal moves, games end and
-    restart in both processes' envs (the monitor hears of them all), a second rollout goes
-    on from where the first left off, and the same seed gives the same rollouts."""
+    restart in both processes' envs (the monitor hears of them all), the worker plays the
+    learner's current weights (after an update too), a second rollout goes on from where
+    the first left off, and the same seed gives the same rollouts."""
     first, second = _rollouts(tmp_path / "a", 2), _rollouts(tmp_path / "b", 2)
     for rollout in first:
         assert len(rollout["workers"]) == 1
+        assert torch.allclose(rollout["log_probs"], rollout["log_probs_here"], atol=1e-4)
         taken = rollout["mask"].gather(2, rollout["actions"][..., None])
         assert taken.all() and rollout["obs"].abs().sum(dim=(0, 2)).gt(0).all()
     assert first[1]["steps"] == 480

@@ -74,12 +74,12 @@ class TrainConfig:
     network, games, hyperparameters and checkpoints; torch runs ~5x the steps/s of sb3."""
     total_steps: int = 4_000_000
     """Learner decisions (env steps) of self-play PPO."""
-    n_envs: int = 16
+    n_envs: int = 32
     """Parallel self-play games."""
     vec_env: str = "dummy"
     """subproc (worker processes, both cores) or dummy (one process); sb3 trainer only (the
     torch trainer steps its envs in-process)."""
-    n_steps: int = 128
+    n_steps: int = 64
     """Steps per env per rollout."""
     batch_size: int = 512
     """PPO minibatch size."""
