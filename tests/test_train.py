@@ -292,6 +292,34 @@ def test_rollout_workers_share_the_buffer_and_the_weights(tmp_path: Path):
         assert a["ended"] == b["ended"]
 
 
+def test_a_failing_rollout_worker_is_named_with_its_error(tmp_path: Path):
+    """An env that raises in the worker's slice: the learner raises a RuntimeError naming
+    the worker and carrying the env's traceback, and the worker is gone after close."""
+    from commoncause.train.config import TrainConfig
+    from commoncause.train.ppo import TorchPPO
+    from commoncause.train.selfplay import SelfPlayEnv
+
+    class Monitor:
+        def on_step(self, infos, dones) -> None:
+            pass
+
+    def broken_step(action):
+        raise ValueError("the table fell over")
+
+    cfg = TrainConfig(trainer="torch", n_envs=4, n_steps=8, rollout_workers=2)
+    envs = [SelfPlayEnv(0.0, **cfg.env_kwargs()) for _ in range(4)]
+    for i, env in enumerate(envs):
+        env.reset(seed=i)
+    envs[3].step = broken_step  # env 3 is in the worker's half (forked with it)
+    ppo = TorchPPO(cfg, envs, tmp_path)
+    with pytest.raises(RuntimeError, match="rollout worker 1 failed") as info:
+        ppo.collect_rollout(Monitor())
+    assert "the table fell over" in str(info.value)
+    (process, _), = ppo.workers
+    ppo.close_workers()
+    assert not process.is_alive() and not ppo.workers
+
+
 def test_legal_columns_give_the_full_logits_and_gradients():
     from commoncause.agents.trained import build_policy, masked_logits_and_values
     from commoncause.train.ppo import legal_logits_and_values, masked_entropy
