@@ -227,7 +227,10 @@ def test_torch_rollout_actions_are_legal(tmp_path: Path):
         env.reset(seed=i)
     ppo, monitor = TorchPPO(cfg, envs, tmp_path), Monitor()
     ppo.reset_envs()
-    ppo.collect_rollout(monitor)
+    try:
+        ppo.collect_rollout(monitor)
+    finally:
+        ppo.close_workers()  # (a forked worker stepped half of the envs)
     taken = ppo.buf_mask.gather(2, ppo.buf_actions[..., None])
     assert taken.all() and ppo.num_timesteps == 400
     assert monitor.infos and not any("illegal_action" in i for i in monitor.infos)
@@ -290,6 +293,46 @@ def test_rollout_workers_share_the_buffer_and_the_weights(tmp_path: Path):
     for a, b in zip(first, second, strict=True):
         assert torch.equal(a["actions"], b["actions"]) and torch.equal(a["obs"], b["obs"])
         assert a["ended"] == b["ended"]
+
+
+def test_an_update_shared_with_the_worker_equals_one_process_alone(tmp_path: Path):
+    """The worker computes the gradient of its share of every minibatch: the update's
+    weights equal those of the same update made by the learner alone (same rollout, same
+    start, same minibatches), up to float rounding."""
+    import copy
+
+    from commoncause.train.config import TrainConfig
+    from commoncause.train.ppo import TorchPPO
+    from commoncause.train.selfplay import SelfPlayEnv
+
+    class Monitor:
+        def on_step(self, infos, dones) -> None:
+            pass
+
+    cfg = TrainConfig(trainer="torch", n_envs=4, n_steps=64, batch_size=100, rollout_workers=2)
+    envs = [SelfPlayEnv(0.5, **cfg.env_kwargs()) for _ in range(4)]
+    for i, env in enumerate(envs):
+        env.reset(seed=i)
+    ppo = TorchPPO(cfg, envs, tmp_path)
+    try:
+        ppo.collect_rollout(Monitor())  # forks the worker
+        start = copy.deepcopy(ppo.policy.state_dict())
+        optimizer = copy.deepcopy(ppo.policy.optimizer.state_dict())
+        generator = ppo.generator.get_state()
+        ppo.update()  # minibatches shared with the worker
+        shared = [p.detach().clone() for p in ppo.policy.parameters()]
+        ppo.policy.load_state_dict(start)  # (in place: the worker's weights too)
+        ppo.policy.optimizer.load_state_dict(optimizer)
+        ppo.generator.set_state(generator)
+        workers, ppo.workers = ppo.workers, []
+        ppo.update()  # the learner alone
+        ppo.workers = workers
+    finally:
+        ppo.close_workers()
+    alone = [p.detach() for p in ppo.policy.parameters()]
+    assert any(not torch.equal(a, start[k]) for a, k in zip(alone, start, strict=True))
+    for a, b in zip(shared, alone, strict=True):
+        assert torch.allclose(a, b, atol=1e-6)
 
 
 def test_a_failing_rollout_worker_is_named_with_its_error(tmp_path: Path):

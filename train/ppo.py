@@ -33,11 +33,14 @@ the entropy and the KL; Adam is the fused one (one pass over the parameters).
 Both cores (``rollout_workers: 2``, the default): a rollout is shared by this process and
 forked workers, each stepping its slice of the envs with the policy on one thread; the
 buffers and the policy's weights are in shared memory, so a worker writes its envs' columns
-in place and sees every update without a copy; then the update runs here on
-``torch_threads`` threads while the workers wait. The monitor hears of every step in order
-after the rollout (so an evaluation falls between a rollout and its update). A worker has
-its own random stream (seeded from the run's seed and its index): runs are reproducible for
-a given number of workers.
+in place and sees every update without a copy. The update is shared too: each minibatch is
+split, every process computes the gradient of its share (its loss scaled by its share of
+the minibatch, the advantages normalised over the whole minibatch), the workers' gradients
+reach the learner through a shared buffer, and the learner adds them, clips and steps Adam:
+the same update as one process's, up to float rounding (tested). The monitor hears of every
+step in order after the rollout (so an evaluation falls between a rollout and its update).
+A worker has its own random stream (seeded from the run's seed and its index): runs are
+reproducible for a given number of workers.
 
 The object handed to the ``Trainer`` has what it reads of an SB3 model: ``policy`` (with
 ``policy.optimizer``), ``num_timesteps`` and ``logger`` (SB3's TensorBoard logger, so the
@@ -230,6 +233,11 @@ class TorchPPO:
         self.buf_values = zeros((rows, n))
         self.buf_rewards = zeros((rows, n))
         self.buf_dones = zeros((rows, n), torch.bool)
+        self.buf_advantages = zeros((rows, n))  # of the rollout, for the update
+        self.buf_returns = zeros((rows, n))
+        # each worker's gradient of its share of a minibatch, flat
+        n_params = sum(p.numel() for p in self.policy.parameters())
+        self.worker_grads = zeros((processes - 1, n_params))
         # per seat (competitive games): the seat of each row, the row of its next
         # decision (-1: none yet / the game ended), rows holding a transition, and each
         # env's seat -> row of its transition awaiting the next decision (-1: none)
@@ -316,7 +324,8 @@ class TorchPPO:
                 self.seat_rewards, self.buf_values.numpy(), self.buf_next, self.seat_dones,
                 cfg.gamma, cfg.gae_lambda,
             )  # fmt: skip
-            self.advantages, self.returns = torch.from_numpy(adv), torch.from_numpy(ret)
+            self.buf_advantages.copy_(torch.from_numpy(adv))
+            self.buf_returns.copy_(torch.from_numpy(ret))
             self.buf_rewards.copy_(torch.from_numpy(self.seat_rewards))  # per seat, for reading
             self.buf_dones.copy_(torch.from_numpy(self.seat_dones))
             trained = self.buf_used & (self.seat_dones | (self.buf_next >= 0))
@@ -324,10 +333,12 @@ class TorchPPO:
         else:
             with torch.no_grad():
                 _, _, last_values = legal_logits_and_values(policy, obs_t, mask_t)
-            self.advantages, self.returns = compute_gae(
+            adv, ret = compute_gae(
                 self.buf_rewards, self.buf_values, self.buf_dones, last_values,
                 cfg.gamma, cfg.gae_lambda,
             )  # fmt: skip
+            self.buf_advantages.copy_(adv)
+            self.buf_returns.copy_(ret)
         self.last_rollout = (time.perf_counter() - started, env_seconds)
         self.timing["rollout_s"] += self.last_rollout[0]
         self.timing["env_s"] += env_seconds
@@ -467,26 +478,17 @@ class TorchPPO:
         """``n_epochs`` passes of minibatches over the rollout (or fewer: ``target_kl``)."""
         cfg, policy = self.config, self.policy
         started = time.perf_counter()
-        torch.set_num_threads(cfg.torch_threads)  # the rollout processes wait meanwhile
+        torch.set_num_threads(cfg.torch_threads)  # (the workers compute their shares on one each)
         lr = self.learning_rate()
         for group in policy.optimizer.param_groups:
             group["lr"] = lr
         policy.set_training_mode(True)
-        total = self.rows * len(self.envs)
-        obs = self.buf_obs.view(total, self.obs_size)
-        mask = self.buf_mask.view(total, self.n_actions)
-        actions = self.buf_actions.view(total)
-        old_log_probs = self.buf_log_probs.view(total)
-        advantages = self.advantages.reshape(total)
-        returns = self.returns.reshape(total)
         rows = self.train_rows if self.per_seat else None  # None: every row
-        size = total if rows is None else len(rows)
+        size = self.rows * len(self.envs) if rows is None else len(rows)
         if size == 0:  # (per seat: no transition complete yet; nothing to learn from)
             policy.set_training_mode(False)
             return
-        pg_losses, value_losses, entropy_losses, clip_fractions, kls = [], [], [], [], []
-        loss = torch.zeros(())
-        position = torch.zeros(self.n_actions, dtype=torch.long)  # move -> column of the batch
+        sums = {"pg": [], "value": [], "entropy": [], "kl": [], "clip": [], "loss": []}
         stop = False
         epochs = 0
         for _ in range(cfg.n_epochs):
@@ -495,34 +497,23 @@ class TorchPPO:
                 order = rows[order]
             for start in range(0, size, cfg.batch_size):
                 idx = order[start : start + cfg.batch_size]
-                columns, logits, values = legal_logits_and_values(policy, obs[idx], mask[idx])
-                position[columns] = torch.arange(len(columns))
-                log_probs_all = F.log_softmax(logits, dim=1)
-                log_probs = log_probs_all.gather(1, position[actions[idx], None])[:, 0]
-                entropy = masked_entropy(logits, log_probs_all)
-                adv = advantages[idx]
-                if len(idx) > 1:
-                    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-                policy_loss, ratio = clipped_surrogate(
-                    log_probs, old_log_probs[idx], adv, cfg.clip_range
-                )
-                value_loss = F.mse_loss(returns[idx], values)
-                entropy_loss = -entropy.mean()
-                loss = policy_loss + cfg.ent_coef * entropy_loss + cfg.vf_coef * value_loss
-                with torch.no_grad():
-                    log_ratio = log_probs - old_log_probs[idx]
-                    approx_kl = float(((ratio - 1) - log_ratio).mean())
-                    clip_fraction = float(((ratio - 1).abs() > cfg.clip_range).float().mean())
-                pg_losses.append(policy_loss.item())
-                value_losses.append(value_loss.item())
-                entropy_losses.append(entropy_loss.item())
-                clip_fractions.append(clip_fraction)
-                kls.append(approx_kl)
-                if cfg.target_kl is not None and approx_kl > 1.5 * cfg.target_kl:
+                adv = self.buf_advantages.view(-1)[idx]
+                # advantages normalised over the whole minibatch, whoever computes a share
+                norm = (float(adv.mean()), float(adv.std()) + 1e-8) if len(idx) > 1 else None
+                shares = idx.tensor_split(min(len(self.workers) + 1, len(idx)))
+                for share, (_, connection) in zip(shares[1:], self.workers, strict=False):
+                    connection.send(("grad", share, norm, len(idx)))
+                policy.optimizer.zero_grad(set_to_none=True)
+                loss, stats = self.share_loss(shares[0], norm, len(idx))
+                loss.backward()
+                for index, (_, connection) in enumerate(self.workers[: len(shares) - 1], 1):
+                    stats = [a + b for a, b in zip(stats, _receive(connection, index), strict=True)]
+                for key, value in zip(sums, stats, strict=True):
+                    sums[key].append(value)
+                if cfg.target_kl is not None and stats[3] > 1.5 * cfg.target_kl:
                     stop = True
                     break
-                policy.optimizer.zero_grad(set_to_none=True)
-                loss.backward()
+                self._add_worker_grads(len(shares) - 1)
                 torch.nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
                 policy.optimizer.step()
             epochs += 1
@@ -530,7 +521,7 @@ class TorchPPO:
                 break
         policy.set_training_mode(False)
         self.n_updates += epochs
-        values, rets = self.buf_values.flatten(), self.returns.flatten()
+        values, rets = self.buf_values.flatten(), self.buf_returns.flatten()
         if rows is not None:
             values, rets = values[rows], rets[rows]
         var = float(rets.var(correction=0))
@@ -539,18 +530,75 @@ class TorchPPO:
         self.timing["update_s"] += seconds
         log = self.logger.record
         log("train/learning_rate", lr)
-        log("train/entropy_loss", float(np.mean(entropy_losses)))
-        log("train/policy_gradient_loss", float(np.mean(pg_losses)))
-        log("train/value_loss", float(np.mean(value_losses)))
-        log("train/approx_kl", float(np.mean(kls)))
-        log("train/clip_fraction", float(np.mean(clip_fractions)))
-        log("train/loss", loss.item())
+        log("train/entropy_loss", float(np.mean(sums["entropy"])))
+        log("train/policy_gradient_loss", float(np.mean(sums["pg"])))
+        log("train/value_loss", float(np.mean(sums["value"])))
+        log("train/approx_kl", float(np.mean(sums["kl"])))
+        log("train/clip_fraction", float(np.mean(sums["clip"])))
+        log("train/loss", sums["loss"][-1])
         log("train/explained_variance", explained)
         log("train/n_updates", self.n_updates)
         log("train/clip_range", cfg.clip_range)
         log("time/update_s", seconds)
         log("time/rollout_s", self.last_rollout[0])
         log("time/rollout_env_s", self.last_rollout[1])
+
+
+    def share_loss(self, idx: torch.Tensor, norm, total: int) -> tuple[torch.Tensor, list]:
+        """PPO's loss on a share ``idx`` of a minibatch of ``total`` decisions, scaled so
+        that the shares' losses (and gradients) add up to the minibatch's: each mean is the
+        share's mean times ``len(idx) / total``. ``norm``: the minibatch's advantage mean and
+        std (None: not normalised). Returns the loss and its parts' contributions (policy,
+        value, entropy, approximate KL, clip fraction, total loss) as floats."""
+        cfg, policy = self.config, self.policy
+        obs = self.buf_obs.view(-1, self.obs_size)[idx]
+        mask = self.buf_mask.view(-1, self.n_actions)[idx]
+        columns, logits, values = legal_logits_and_values(policy, obs, mask)
+        position = torch.zeros(self.n_actions, dtype=torch.long)  # move -> column
+        position[columns] = torch.arange(len(columns))
+        log_probs_all = F.log_softmax(logits, dim=1)
+        actions = self.buf_actions.view(-1)[idx]
+        log_probs = log_probs_all.gather(1, position[actions, None])[:, 0]
+        entropy = masked_entropy(logits, log_probs_all)
+        adv = self.buf_advantages.view(-1)[idx]
+        if norm is not None:
+            adv = (adv - norm[0]) / norm[1]
+        old_log_probs = self.buf_log_probs.view(-1)[idx]
+        policy_loss, ratio = clipped_surrogate(log_probs, old_log_probs, adv, cfg.clip_range)
+        value_loss = F.mse_loss(self.buf_returns.view(-1)[idx], values)
+        entropy_loss = -entropy.mean()
+        weight = len(idx) / total
+        loss = (policy_loss + cfg.ent_coef * entropy_loss + cfg.vf_coef * value_loss) * weight
+        with torch.no_grad():
+            approx_kl = float(((ratio - 1) - (log_probs - old_log_probs)).mean())
+            clip_fraction = float(((ratio - 1).abs() > cfg.clip_range).float().mean())
+        parts = (policy_loss.item(), value_loss.item(), entropy_loss.item(), approx_kl,
+                 clip_fraction)  # fmt: skip
+        return loss, [part * weight for part in parts] + [loss.item()]
+
+    def _add_worker_grads(self, workers: int) -> None:
+        """Add the first ``workers`` workers' gradients (flat, shared) to the learner's."""
+        if not workers:
+            return
+        total = self.worker_grads[:workers].sum(dim=0)
+        offset = 0
+        for param in self.policy.parameters():
+            n = param.numel()
+            param.grad.add_(total[offset : offset + n].view_as(param))
+            offset += n
+
+    def _worker_grad(self, worker: int, idx: torch.Tensor, norm, total: int) -> list:
+        """In a worker: the gradient of its share of a minibatch into its row of
+        ``worker_grads``; returns the share's loss parts."""
+        self.policy.optimizer.zero_grad(set_to_none=False)
+        loss, stats = self.share_loss(idx, norm, total)
+        loss.backward()
+        offset, row = 0, self.worker_grads[worker - 1]
+        for param in self.policy.parameters():
+            n = param.numel()
+            row[offset : offset + n] = param.grad.view(-1)
+            offset += n
+        return stats
 
 
 def _rollout_worker(model: TorchPPO, index: int, seed: int, connection) -> None:
@@ -560,9 +608,12 @@ def _rollout_worker(model: TorchPPO, index: int, seed: int, connection) -> None:
     model.generator.manual_seed(seed + 7919 * index)  # its own moves, not the learner's
     lo, hi = model.slices[index]
     try:
-        while connection.recv() == "collect":
+        while (command := connection.recv()) != "close":
             try:
-                connection.send(model._collect_slice(lo, hi))
+                if command == "collect":
+                    connection.send(model._collect_slice(lo, hi))
+                else:  # ("grad", share, norm, total): its share of a minibatch's gradient
+                    connection.send(model._worker_grad(index, *command[1:]))
             except Exception:  # the learner raises it, naming this worker
                 connection.send(("error", traceback.format_exc()))
                 return
