@@ -78,7 +78,7 @@ class TrainConfig:
     """Parallel self-play games."""
     vec_env: str = "dummy"
     """subproc (worker processes, both cores) or dummy (one process); sb3 trainer only (the
-    torch trainer steps its envs in-process)."""
+    torch trainer's are ``rollout_workers``)."""
     n_steps: int = 64
     """Steps per env per rollout."""
     batch_size: int = 512

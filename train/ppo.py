@@ -24,11 +24,12 @@ into those rows and trained on in the next one, once its reward and next value a
 Where it saves time over SB3 (~5x the env steps per second with configs/normal.yaml on
 one core; ``bench/bench_train.py`` measures both): the envs are a plain list stepped
 in-process (no ``VecEnv`` copies, auto-reset here); the policy runs once per step on all
-envs; moves are sampled by Gumbel-max (no ``Categorical``, no ``multinomial``, no argument
-checks); the action head is computed only on the moves legal somewhere in the batch (~700
-of 4445 in a minibatch of 512; exactly the same loss and gradients, see
-``legal_logits_and_values``); one ``log_softmax`` per minibatch gives the log-probabilities,
-the entropy and the KL; Adam is the fused one (one pass over the parameters).
+of a process's envs; moves are sampled by Gumbel-max (no ``Categorical``, no
+``multinomial``, no argument checks); the action head is computed only on the moves legal
+somewhere in the batch (~700 of 4445 in a minibatch of 512; exactly the same loss and
+gradients, see ``legal_logits_and_values``); one ``log_softmax`` per minibatch gives the
+log-probabilities, the entropy and the KL; Adam is the fused one (one pass over the
+parameters).
 
 Both cores (``rollout_workers: 2``, the default): a rollout is shared by this process and
 forked workers, each stepping its slice of the envs with the policy on one thread; the
@@ -640,7 +641,7 @@ DESCRIPTION = "masked PPO in PyTorch, train/ppo.py"
 
 
 def make_envs(config: TrainConfig, env_fns: list) -> list:
-    """The self-play envs as a plain list, stepped in-process."""
+    """The self-play envs as a plain list, stepped in the rollout processes."""
     return [make() for make in env_fns]
 
 
