@@ -36,19 +36,23 @@ from commoncause.train.config import load_config  # noqa: E402
 from commoncause.train.trainer import Trainer  # noqa: E402
 
 
-def _timed(fn, totals: dict, key: str):
+def _timed(fn, totals: dict, key, clock=time.perf_counter):
+    """``fn`` adding its seconds (by ``clock``) and calls to ``totals[key]`` (``key`` may
+    be a function naming the entry at each call)."""
+
     def wrapper(*args, **kwargs):
-        started = time.perf_counter()
+        started = clock()
         try:
             return fn(*args, **kwargs)
         finally:
-            totals[key] += time.perf_counter() - started
-            totals[key + "_calls"] += 1
+            name = key() if callable(key) else key
+            totals[name] = totals.get(name, 0.0) + clock() - started
+            totals[name + "_calls"] = totals.get(name + "_calls", 0) + 1
 
     return wrapper
 
 
-def measure(config, trainer_name: str, steps: int, out_dir: str, weights=None, adam=None) -> dict:
+def measure(config, trainer_name: str, steps: int, out_dir: str, weights=None) -> dict:
     cfg = replace(config, trainer=trainer_name, bc_games=0, total_steps=steps,
                   eval_interval=10**12, checkpoint_interval=10**12, out_dir=out_dir)  # fmt: skip
     trainer = Trainer(cfg, run_name=f"bench_{trainer_name}_{time.time_ns()}", say=lambda *_: None)
@@ -56,8 +60,6 @@ def measure(config, trainer_name: str, steps: int, out_dir: str, weights=None, a
     model = trainer.model = trainer._make_model()
     if weights is not None:
         model.policy.load_state_dict(weights)
-    if adam is not None:  # (profile: a timer around the optimizer's step)
-        model.policy.optimizer.step = adam(model.policy.optimizer.step, "adam")
     totals = {k: 0.0 for k in ("rollout", "rollout_calls", "update", "update_calls", "env",
                                "env_calls")}  # fmt: skip
     if trainer_name == "torch":
@@ -110,21 +112,15 @@ def profile(config, steps: int, out_dir: str, weights=None) -> list[tuple[str, f
     phase = ["rollout"]
 
     def timed(fn, key):
-        def wrapper(*args, **kwargs):
-            started = time.process_time()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                name = key if isinstance(key, str) else key()
-                totals[name] = totals.get(name, 0.0) + time.process_time() - started
-
-        return wrapper
+        return _timed(fn, totals, key, time.process_time)
 
     def in_phase(fn, name):
+        timed_fn = timed(fn, name)
+
         def wrapper(*args, **kwargs):
             phase[0] = name
             try:
-                return timed(fn, name)(*args, **kwargs)
+                return timed_fn(*args, **kwargs)
             finally:
                 phase[0] = "rollout"
 
@@ -136,6 +132,7 @@ def profile(config, steps: int, out_dir: str, weights=None) -> list[tuple[str, f
         (ppo, "legal_logits_and_values", timed(ppo.legal_logits_and_values,
                                                lambda: f"{phase[0]}_forward")),  # fmt: skip
         (torch.Tensor, "backward", timed(torch.Tensor.backward, "backward")),
+        (torch.optim.Adam, "step", timed(torch.optim.Adam.step, "adam")),
         (ppo.TorchPPO, "update", in_phase(ppo.TorchPPO.update, "update")),
         (ppo.TorchPPO, "_collect_slice", timed(ppo.TorchPPO._collect_slice, "collect")),
     ]
@@ -144,7 +141,7 @@ def profile(config, steps: int, out_dir: str, weights=None) -> list[tuple[str, f
         setattr(owner, name, wrapper)
     try:
         cfg = replace(config, rollout_workers=1)
-        measured = measure(cfg, "torch", steps, out_dir, weights, adam=timed)
+        measured = measure(cfg, "torch", steps, out_dir, weights)
     finally:
         for owner, name, original in saved:
             setattr(owner, name, original)

@@ -594,11 +594,8 @@ class TorchPPO:
         self.policy.optimizer.zero_grad(set_to_none=False)
         loss, stats = self.share_loss(idx, norm, total)
         loss.backward()
-        offset, row = 0, self.worker_grads[worker - 1]
-        for param in self.policy.parameters():
-            n = param.numel()
-            row[offset : offset + n] = param.grad.view(-1)
-            offset += n
+        grads = torch.nn.utils.parameters_to_vector(p.grad for p in self.policy.parameters())
+        self.worker_grads[worker - 1] = grads
         return stats
 
 
