@@ -50,7 +50,9 @@ def test_train_writes_checkpoints_card_curve_and_logs(trained_run: Path):
     assert card["env_version"] == "common_cause_v0"
     assert card["config"]["total_steps"] == 512
     assert set(card["final_comparison"]) == {"trained", "baseline", "trained+baseline"}
-    assert card["versions"]["torch"] and card["evaluations"]
+    assert card["versions"]["torch"]
+    # every eval_interval, and once after the last update (not also within the last rollout)
+    assert [e["step"] for e in card["evaluations"]] == [0, 256, 512]
     # a checkpoint carries the training time up to it; the best card its own, not the run's
     mid = json.loads((ckpt / "step_256.json").read_text())["training_seconds"]
     last = json.loads((ckpt / "last.json").read_text())["training_seconds"]

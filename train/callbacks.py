@@ -114,7 +114,8 @@ class TrainingMonitor:
                     self.truncated += info["result"] == "truncated"
         steps = int(self.model.num_timesteps)
         self.bar.update(self.task, completed=steps)
-        if steps >= self.next_eval:
+        # (none in the run's last rollout: the trainer evaluates after its last update)
+        if self.cfg.total_steps > steps >= self.next_eval:
             self.next_eval += self.cfg.eval_interval
             entry = self.trainer.evaluate_now(self.cfg.eval_games)
             if entry is not None:  # (None: a competitive game, not evaluated yet)
