@@ -46,7 +46,7 @@ class DiscardPlanes:
 
     __slots__ = ("_log_at", "_by", "_taken", "_pile", "_end", "_top", "_recent", "_n_recent",
                  "_seats", "_type_of", "_scale", "_log", "_seen", "_open", "_counts",
-                 "discards")  # fmt: skip
+                 "_shown", "_me", "_n", "_by_at", "_taken_at", "discards")  # fmt: skip
 
     def __init__(
         self,
@@ -73,6 +73,10 @@ class DiscardPlanes:
         self._seen = 0
         self._open: list[int] = []
         self._counts: list[int] = []
+        self._shown: list[int] = []  # the entries of top and recent set to one
+        self._me = self._n = -1
+        self._by_at: list[int] = []  # per seat: its discarded_by plane in ``_counts``
+        self._taken_at: list[int] = []  # ... its taken_by plane
         self.discards = 0
         """Cards discarded by a seat in the current log (the turned-up card not counted)."""
 
@@ -82,27 +86,35 @@ class DiscardPlanes:
         log = state.discard_log
         if log is self._log and len(log) == self._seen and state.discard_entry == self._open:
             return
-        self._counts_planes(log, state.discard_entry, me, n, public)
-        top, recent = self._top, self._recent
-        public[top : top + N_CARD_TYPES] = 0.0
-        width = N_CARD_TYPES + self._seats + 1
-        public[recent : recent + self._n_recent * width] = 0.0
         view = memoryview(public)  # single entries are written through it (faster)
-        type_of = self._type_of
+        self._counts_planes(log, state.discard_entry, me, n, public, view)
+        # ``top_discard`` and ``recent_discards`` hold ones only: those shown last time are
+        # cleared, then the ones shown now set
+        for i in self._shown:
+            view[i] = 0.0
+        type_of, size = self._type_of, N_CARD_TYPES
+        shown = []
         discard = state.discard
         if discard:
-            view[top + type_of[discard[-1]]] = 1.0
-        last = len(log) - 1
-        for k in range(min(self._n_recent, last + 1)):
-            card, who, taken = log[last - k]
-            base = recent + k * width
-            view[base + type_of[card]] = 1.0
+            shown.append(self._top + type_of[discard[-1]])
+        width = size + self._seats + 1
+        base = self._recent
+        taken_at = size + self._seats
+        for k in range(len(log) - 1, max(len(log) - 1 - self._n_recent, -1), -1):
+            card, who, taken = log[k]
+            shown.append(base + type_of[card])
             if who >= 0:
-                view[base + N_CARD_TYPES + (who - me) % n] = 1.0
+                shown.append(base + size + (who - me) % n)
             if taken >= 0:
-                view[base + N_CARD_TYPES + self._seats] = 1.0
+                shown.append(base + taken_at)
+            base += width
+        for i in shown:
+            view[i] = 1.0
+        self._shown = shown
 
-    def _counts_planes(self, log: list, cur: list[int], me: int, n: int, public) -> None:
+    def _counts_planes(
+        self, log: list, cur: list[int], me: int, n: int, public: np.ndarray, view: memoryview
+    ) -> None:
         """``discarded_by``, ``taken_by`` and ``in_pile`` from the counts behind them, the
         entries that changed written again."""
         at = self._log_at
@@ -113,9 +125,13 @@ class DiscardPlanes:
             self._counts = [0] * self._end
             self.discards = 0
             public[at : at + self._end] = 0.0
+        if me != self._me or n != self._n:  # each seat's planes, counted from ``me``
+            self._me, self._n = me, n
+            self._by_at = [self._by + ((s - me) % n) * N_CARD_TYPES for s in range(n)]
+            self._taken_at = [self._taken + ((s - me) % n) * N_CARD_TYPES for s in range(n)]
         seen, old = self._seen, self._open
-        counts, type_of, size = self._counts, self._type_of, N_CARD_TYPES
-        by, taken_by, pile = self._by, self._taken, self._pile
+        counts, type_of, pile = self._counts, self._type_of, self._pile
+        by_at, taken_at = self._by_at, self._taken_at
         changed: list[int] = []
         k = bisect_left(cur, seen)  # pile entries already seen: a subset of ``old``
         # both ascending: ``cur[:k]`` is ``old[:k]`` when their last entries agree
@@ -130,26 +146,24 @@ class DiscardPlanes:
             counts[pile + t] -= 1
             changed.append(pile + t)
             if taken >= 0:
-                i = taken_by + ((taken - me) % n) * size + t
+                i = taken_at[taken] + t
                 counts[i] += 1
                 changed.append(i)
-        for e in range(seen, len(log)):
-            card, who, taken = log[e]
+        for card, who, taken in log[seen:]:
             t = type_of[card]
             if who >= 0:
-                i = by + ((who - me) % n) * size + t
+                i = by_at[who] + t
                 counts[i] += 1
                 changed.append(i)
                 self.discards += 1
             if taken >= 0:
-                i = taken_by + ((taken - me) % n) * size + t
+                i = taken_at[taken] + t
                 counts[i] += 1
                 changed.append(i)
             elif taken == -1:
                 counts[pile + t] += 1
                 changed.append(pile + t)
         scale = self._scale
-        view = memoryview(public)
         for i in changed:
             value = counts[i] * scale[i]
             view[at + i] = value if value < 1.0 else 1.0

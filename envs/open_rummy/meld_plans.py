@@ -21,6 +21,7 @@ from ..core.cards import JOKER, N_STANDARD
 from .actions import (
     ACE_POSITION,
     LOW_POSITION,
+    RUN_JOKER_BASE,
     RUN_STEP_BASE,
     SET_STEP_BASE,
     card_at_position,
@@ -115,3 +116,71 @@ def legal_steps(
                     continue
                 steps |= rest
     return tuple(sorted(steps))
+
+
+
+_SUIT_BITS = (1 << 13) - 1
+
+
+def _run_tables() -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """For each suit's held ranks (bit ``r``: rank ``r``, the Ace 0): the ranks that may
+    begin a run without a joker and with one (windows of three run positions held whole,
+    or two of them), and the run positions a joker may take (bit ``position - 2``)."""
+    whole, with_joker, joker_at = [], [], []
+    for x in range(1 << 13):
+        p = (x >> 1) | ((x & 1) << 12)  # bit i: run position i + 2 (the Ace 14)
+        low, mid, high = p >> 1 & p >> 2, p & p >> 2, p & p >> 1 & ((1 << 11) - 1)
+        w = p & p >> 1 & p >> 2  # windows by their lowest position, held whole
+        full = w | w << 1 | w << 2
+        w = low | mid | high  # ... holding two positions or three
+        part = p & (w | w << 1 | w << 2)
+        whole.append(((full << 1) & _SUIT_BITS) | full >> 12)
+        with_joker.append(((part << 1) & _SUIT_BITS) | part >> 12)
+        joker_at.append(low | mid << 1 | high << 2)
+    return tuple(whole), tuple(with_joker), tuple(joker_at)
+
+
+_RUN_WHOLE, _RUN_WITH_JOKER, _RUN_JOKER_AT = _run_tables()
+
+
+def _bits(mask: int) -> list[int]:
+    """The set bits of ``mask``, ascending."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def first_steps(held: int, jokers: int, hand_size: int) -> list[int]:
+    """``legal_steps(..., laid=frozenset(), kind="")`` (the steps that may begin a new meld)
+    from ``held``, a bit mask of the natural card types in hand (bit ``t``), by bit
+    arithmetic: a set step of a rank held in three suits, or two and a joker; a run step of
+    a card in a window of three run positions of its suit held whole, or two of them and a
+    joker (which may stand in the third)."""
+    if hand_size - MELD_SIZE < 1:
+        return []
+    a, b = held & _SUIT_BITS, held >> 13 & _SUIT_BITS
+    c, d = held >> 26 & _SUIT_BITS, held >> 39
+    two = (a & b) | (c & d) | ((a | b) & (c | d))  # ranks held in two suits or more
+    ranks = (a & b & (c | d)) | (c & d & (a | b))  # ... in three or more
+    if jokers:
+        ranks |= two
+        runs = _RUN_WITH_JOKER
+        at = _RUN_JOKER_AT
+        joker_at = at[a] | at[b] << 13 | at[c] << 26 | at[d] << 39
+    else:
+        runs = _RUN_WHOLE
+        joker_at = 0
+    naturals = runs[a] | runs[b] << 13 | runs[c] << 26 | runs[d] << 39
+    out = []
+    if ranks:
+        out = [SET_STEP_BASE + t for t in _bits(held & (ranks | ranks << 13 | ranks << 26 | ranks << 39))]
+    if jokers and two:
+        out.append(SET_JOKER)
+    if naturals:
+        out += [RUN_STEP_BASE + t for t in _bits(naturals)]
+    if joker_at:
+        out += [RUN_JOKER_BASE + k for k in _bits(joker_at)]
+    return out

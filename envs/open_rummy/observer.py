@@ -35,7 +35,7 @@ import numpy as np
 
 from ..core.cards import N_CARD_TYPES, N_STANDARD
 from ..core.game import field_offsets
-from ..core.planes import DiscardPlanes, scatter
+from ..core.planes import DiscardPlanes
 from .actions import (
     LAYOFF_BASE,
     LAYOFF_WIDTH,
@@ -114,7 +114,7 @@ class Observer:
     Each ``encode`` returns a new array."""
 
     __slots__ = ("player", "_state", "_public", "_pile", "_table", "_melds_seen", "_moves",
-                 "_seats_key")  # fmt: skip
+                 "_placements", "_totals", "_placed", "_laid", "_size_at")  # fmt: skip
 
     def __init__(self, player: int) -> None:
         self.player = player
@@ -128,44 +128,36 @@ class Observer:
         self._pile.update(state, me, n, public)
         self._melds(state, me, n, public)
         totals, placed, laid = state.totals, state.placed, state.laid
-        key = (tuple(totals), tuple(placed), tuple(laid))
-        if key != self._seats_key:
-            self._seats_key = key
+        if totals != self._totals or placed != self._placed or laid != self._laid:
             self._seats(state, me, n, public)
         obs = public.copy()
+        # the rest written one entry at a time through a memoryview (each value capped at 1)
         view = memoryview(obs)
         for c in state.hands[me]:
             view[_HAND_AT[c]] += _HAND_STEP[c]  # exact in float32, at most 1 (``CARD_SCALE``)
-        # the rest: (index, value) pairs set in one go (each value capped at 1)
-        idx: list[int] = []
-        val: list[float] = []
-        hands = state.hands
-        for s in range(n):
-            idx.append(_SEATS + ((s - me) % n) * SEAT_WIDTH + 1)
-            v = len(hands[s]) / 20
-            val.append(v if v < 1.0 else 1.0)
-        playing = not state.is_terminal
+        for i, hand in zip(self._size_at, state.hands, strict=True):
+            v = len(hand) / 20
+            view[i] = v if v < 1.0 else 1.0
+        playing = state.result is None
         acting = state.current == me and playing
-        idx += _TURN_SCALARS
-        val += (
-            len(state.stock) / MAX_DECK_SIZE,
-            state.phase == DRAW_PHASE and playing,
-            state.phase == PLACE_PHASE and playing,
-            acting,
-            acting and state.pending is not None,
-            laid[me],
-            state.swap_open and playing,
-            playing and state.top_blocked(),
-            min(state.round_no / 10, 1.0),
-            min(state.swaps / MAX_SEATS, 1.0),
-        )
-        scatter(obs, idx, val)
+        (stock, draw, place, turn, building, has_laid, swap_open, blocked, round_no,
+         swaps) = _TURN_SCALARS  # fmt: skip
+        view[stock] = len(state.stock) / MAX_DECK_SIZE
+        view[draw] = state.phase == DRAW_PHASE and playing
+        view[place] = state.phase == PLACE_PHASE and playing
+        view[turn] = acting
+        view[building] = acting and state.pending is not None
+        view[has_laid] = laid[me]
+        view[swap_open] = state.swap_open and playing
+        view[blocked] = playing and state.top_blocked()
+        view[round_no] = min(state.round_no / 10, 1.0)
+        view[swaps] = min(state.swaps / MAX_SEATS, 1.0)
         return obs
 
     def _new_game(self, state: GameState, n: int) -> None:
         """Fresh public planes for another state, the config's scalars set."""
         self._state = state
-        self._table = self._seats_key = None
+        self._table = self._totals = self._placed = self._laid = None
         self._public = public = np.zeros(OBS_SIZE, dtype=np.float32)
         self._pile = DiscardPlanes(
             log=OFFSET["discarded_by"],
@@ -176,6 +168,8 @@ class Observer:
             type_of=TYPE_OF,
             scale=_LOG_SCALE,
         )
+        # each seat's hand-size entry, seats in table order
+        self._size_at = [_SEATS + ((s - self.player) % n) * SEAT_WIDTH + 1 for s in range(n)]
         cfg = state.config
         public[_SCALARS + 9 + n - 2] = 1.0  # 2 ... 8 players
         public[_SCALARS + 16 : _SCALARS + 21] = (
@@ -187,31 +181,41 @@ class Observer:
         )
 
     def _seats(self, state: GameState, me: int, n: int, public: np.ndarray) -> None:
-        """The seats' planes but hand sizes (they change with points and first melds)."""
+        """The planes of the seats whose points or first meld changed (all but hand sizes),
+        and the lists they were read from, kept to tell when they change."""
         target = state.config.target
         totals, placed, laid = state.totals, state.placed, state.laid
+        was = self._totals, self._placed, self._laid
+        self._totals, self._placed, self._laid = list(totals), list(placed), list(laid)
+        view = memoryview(public)
         for s in range(n):
-            base = _SEATS + ((s - me) % n) * SEAT_WIDTH
             total = totals[s]
-            public[base] = 1.0
-            public[base + 2 : base + SEAT_WIDTH] = (
-                min(max(total, 0) / target, 1.0),
-                min(max(-total, 0) / target, 1.0),
-                min(placed[s] / target, 1.0),
-                laid[s],
-            )
+            if was[0] is not None and (total, placed[s], laid[s]) == (
+                was[0][s], was[1][s], was[2][s]
+            ):
+                continue
+            base = _SEATS + ((s - me) % n) * SEAT_WIDTH
+            view[base] = 1.0
+            view[base + 2] = min(max(total, 0) / target, 1.0)
+            view[base + 3] = min(max(-total, 0) / target, 1.0)
+            view[base + 4] = min(placed[s] / target, 1.0)
+            view[base + 5] = laid[s]
 
     # ----------------------------------------------------------------------------------
     def _melds(self, state: GameState, me: int, n: int, public: np.ndarray) -> None:
         """The meld planes and ``closed``, kept in ``public``: the melds a card was placed
         on since the last look are written again (a new meld, or the one being laid, by a
-        meld step; the meld named by a lay-off or a steal)."""
+        meld step; the meld named by a lay-off or a steal), found in the moves since then
+        when the state counts a placement since then."""
         table, history = state.melds, state.history
         if table is not self._table:
             self._table = table
             public[_MELDS:_MELDS_END] = 0.0
             public[_CLOSED : _CLOSED + N_CARD_TYPES] = 0.0
             dirty = set(range(len(table)))
+        elif state.placements == self._placements:
+            self._moves = len(history)
+            return
         else:
             dirty = set()
             # a meld step places a card on the meld being laid or begins a new one
@@ -226,19 +230,16 @@ class Observer:
                 else:
                     dirty.add((a - STEAL_BASE) // N_STANDARD)
         self._moves = len(history)
+        self._placements = state.placements
         self._melds_seen = len(table)
-        if not dirty:
-            return
-        idx: list[int] = []
-        val: list[float] = []
+        view = memoryview(public)
         closed = False
         for slot in dirty:
             m = table[slot]
             base = _MELDS + slot * MELD_WIDTH
             public[base : base + MELD_WIDTH] = 0.0
             closed |= m.closed
-            _meld_part(m, m is state.pending, (m.owner - me) % n, base, idx, val)
-        scatter(public, idx, val)
+            _write_meld(view, m, m is state.pending, (m.owner - me) % n, base)
         if closed:
             counts: dict[int, int] = {}
             for m in table:
@@ -251,15 +252,16 @@ class Observer:
                 public[_CLOSED + t] = min(k * 0.5, 1.0)
 
 
-def _meld_part(m, pending: bool, owner: int, base: int, idx: list[int], val: list) -> None:
-    """Append a meld's entries (indices from ``base``, values in [0, 1]); ``owner``
-    counted from the observer."""
+def _write_meld(view: memoryview, m, pending: bool, owner: int, base: int) -> None:
+    """Write a meld's entries (from ``base``, values in [0, 1]) into its cleared planes;
+    ``owner`` counted from the observer."""
     if m.closed:
-        idx.append(base + 1)
-        val.append(1.0)
+        view[base + 1] = 1.0
         return
-    idx += (base, base + 2, base + 3, base + 4 + owner)
-    val += (1.0, pending, m.is_set, 1.0)
+    view[base] = 1.0
+    view[base + 2] = pending
+    view[base + 3] = m.is_set
+    view[base + 4 + owner] = 1.0
     if m.is_set:
         jokers = 0
         for c in m.cards:
@@ -267,22 +269,16 @@ def _meld_part(m, pending: bool, owner: int, base: int, idx: list[int], val: lis
             if t == N_STANDARD:
                 jokers += 1
             else:
-                idx.append(base + 55 + t // 13)
-                val.append(1.0)
+                view[base + 55 + t // 13] = 1.0
         if m.rank >= 0:
-            idx.append(base + 42 + m.rank)
-            val.append(1.0)
-        idx.append(base + 59)
-        val.append(min(jokers / 2, 1.0))
+            view[base + 42 + m.rank] = 1.0
+        view[base + 59] = min(jokers / 2, 1.0)
     else:
-        idx.append(base + 12 + m.suit)
-        val.append(1.0)
+        view[base + 12 + m.suit] = 1.0
         for pos, c in m.slots.items():
-            idx.append(base + 14 + pos)  # 16 + pos - 2
-            val.append(1.0)
+            view[base + 14 + pos] = 1.0  # 16 + pos - 2
             if TYPE_OF[c] == N_STANDARD:
-                idx.append(base + 27 + pos)  # 29 + pos - 2
-                val.append(1.0)
+                view[base + 27 + pos] = 1.0  # 29 + pos - 2
 
 
 def encode(state: GameState, player: int) -> np.ndarray:

@@ -38,11 +38,12 @@ from .actions import (
     run_joker_action,
     steal_action,
 )
-from .meld_plans import MELD_SIZE, legal_steps
+from .meld_plans import MELD_SIZE, first_steps, legal_steps
 
 DRAW_PHASE, PLACE_PHASE = 0, 1
 MIN_SEATS = 2
 _DECODED = tuple(decode(a) for a in range(N_ACTIONS))  # ActionInfo is frozen: shared
+_BIT = tuple(1 << t for t in range(N_STANDARD)) + (0,)  # a card type's bit (none: a joker)
 
 MELD_RULES = MeldRules(
     min_size=3,
@@ -117,9 +118,9 @@ class TableMeld:
     """A meld on the table in meld slot ``slot``. A set keeps ``cards`` in play order and
     its ``rank``; a run keeps ``suit`` and ``slots``: run position -> physical card (a joker
     stands for the card of its place). A set that holds four natural cards is ``closed``
-    and out of the game (reading 8)."""
+    and out of the game (reading 8). Whoever changes a meld calls ``changed``."""
 
-    __slots__ = ("slot", "owner", "is_set", "rank", "suit", "cards", "slots", "closed")
+    __slots__ = ("slot", "owner", "is_set", "rank", "suit", "cards", "slots", "closed", "_offers")
 
     def __init__(self, slot: int, owner: int, is_set: bool) -> None:
         self.slot = slot
@@ -130,6 +131,23 @@ class TableMeld:
         self.cards: list[int] = []
         self.slots: dict[int, int] = {}
         self.closed = False
+        self._offers: tuple | None = None
+
+    def changed(self) -> None:
+        """Forget ``offers`` (after a card was placed on the meld)."""
+        self._offers = None
+
+    def offers(self) -> tuple[frozenset[int], tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
+        """(``stand_ins``, (card type, lay-off action id) of each ``layoff_places``, (card
+        type, steal action id) of each stand-in), kept until the meld ``changed``."""
+        if self._offers is None:
+            stand = frozenset(self.stand_ins())
+            self._offers = (
+                stand,
+                tuple((t, layoff_action(self.slot, k)) for t, k in self.layoff_places()),
+                tuple((t, steal_action(self.slot, t)) for t in sorted(stand)),
+            )
+        return self._offers
 
     def physical(self) -> list[int]:
         return self.cards if self.is_set else [self.slots[p] for p in sorted(self.slots)]
@@ -200,6 +218,7 @@ class TableMeld:
         new.rank, new.suit, new.closed = self.rank, self.suit, self.closed
         new.cards = list(self.cards)
         new.slots = dict(self.slots)
+        new._offers = self._offers
         return new
 
 
@@ -240,6 +259,7 @@ class GameState:
         self.laid_rounds = [0] * self.n  # finished rounds in which the seat laid a meld
         self.history: list[tuple[int, int]] = []
         self.turns = 0  # turns begun, every round (a draw or a card swap begins one)
+        self.placements = 0  # moves that placed a card on the table, every round
         self.result: str | None = None
         self._last_rewards: tuple[float, ...] = (0.0,) * self.n
         self._deal(deck)
@@ -268,7 +288,7 @@ class GameState:
         self.round_moves = 0
         self._legal: list[int] | None = None
         self._stand: frozenset[int] | None = None  # stand_ins, until a card is placed
-        self._places: list[tuple[int, int]] | None = None  # lay-offs, the same
+        self._moves: tuple[dict, dict] | None = None  # ``_table_moves``, the same
 
     @property
     def num_seats(self) -> int:
@@ -365,10 +385,7 @@ class GameState:
     def _stand_ins(self) -> frozenset[int]:
         """``stand_ins``, kept until a card is next placed on the table (``apply``)."""
         if self._stand is None:
-            out: set[int] = set()
-            for m in self.live_melds():
-                out |= m.stand_ins()
-            self._stand = frozenset(out)
+            self._stand = frozenset().union(*[m.offers()[0] for m in self.live_melds()])
         return self._stand
 
     def top_blocked(self) -> bool:
@@ -380,40 +397,45 @@ class GameState:
     def legal_actions(self) -> list[int]:
         """The current player's legal action ids, ascending (empty once the game is over)."""
         if self._legal is None:
-            self._legal = sorted(self._compute_legal())
+            self._legal = self._compute_legal()
         return self._legal
 
     def _compute_legal(self) -> list[int]:
+        """``legal_actions``, built in ascending order: the blocks of ids come in the order
+        of the moves' kinds (``actions.py``), each block ascending."""
         if self.result is not None:
             return []
         p = self.current
-        types = self.hand_types(p)
+        hand = self.hands[p]
         if self.phase == DRAW_PHASE:
             legal = [DRAW_STOCK]
             if self.discard and not self.top_blocked():
                 legal.append(DRAW_DISCARD)
             if self.swap_open and self.discard:
                 top = TYPE_OF[self.discard[-1]]
-                legal.extend(CARDSWAP_BASE + t for t in set(types) if t != top)
+                legal += [CARDSWAP_BASE + t for t in sorted({TYPE_OF[c] for c in hand}) if t != top]
             return legal
-        legal = list(self._meld_steps(types))
+        types = [TYPE_OF[c] for c in hand]
         if self.pending is not None:
-            return legal  # a meld begun is finished before anything else (reading 6)
+            # a meld begun is finished before anything else (reading 6)
+            return list(self._pending_steps(self.pending, types))
+        kinds = sorted(set(types))
+        legal = [DISCARD_BASE + t for t in kinds]
+        legal += first_steps(sum(map(_BIT.__getitem__, kinds)), types.count(JOKER), len(types))
         if self.laid[p]:  # reading 7: lay-offs and steals after one's own meld
-            if len(types) > 1:
-                legal.extend(self._layoffs(types))
-            legal.extend(self._steals(types))
-        legal.extend(DISCARD_BASE + t for t in set(types))
+            steals, placing = self._table_moves()
+            by_type = placing if len(types) > 1 else steals
+            more = [a for t in kinds if t in by_type for a in by_type[t]]
+            more.sort()
+            legal += more
         return legal
 
-    def _meld_steps(self, types: list[int]) -> tuple[int, ...]:
-        jokers = types.count(JOKER)
+    def _pending_steps(self, pending: TableMeld, types: list[int]) -> tuple[int, ...]:
+        """The meld steps that go on with ``pending``, the meld being laid."""
         held = frozenset(t for t in types if t != JOKER)
-        pending = self.pending
-        if pending is None:
-            return legal_steps(held, jokers, len(types), frozenset(), "")
         laid = frozenset(self._step_of(pending, c, pos) for pos, c in self._cards_with_pos(pending))
-        return legal_steps(held, jokers, len(types), laid, "set" if pending.is_set else "run")
+        kind = "set" if pending.is_set else "run"
+        return legal_steps(held, types.count(JOKER), len(types), laid, kind)
 
     @staticmethod
     def _cards_with_pos(meld: TableMeld) -> list[tuple[int, int]]:
@@ -435,30 +457,25 @@ class GameState:
             return []
         return [k for card, k in meld.layoff_places() if card == t]
 
-    def _layoffs(self, types: list[int]) -> list[int]:
-        held = set(types)
-        return [a for t, a in self._layoff_places() if t in held]
-
-    def _layoff_places(self) -> list[tuple[int, int]]:
-        """(card type, lay-off action id) of every lay-off on the table, whoever holds the
-        card; kept until a card is next placed on the table (``apply``)."""
-        if self._places is None:
-            self._places = [
-                (t, layoff_action(meld.slot, k))
-                for meld in self.live_melds()
-                for t, k in meld.layoff_places()
-            ]
-        return self._places
-
-    def _steals(self, types: list[int]) -> list[int]:
-        held = set(types)
-        actions: list[int] = []
-        if held.isdisjoint(self._stand_ins()):
-            return actions
-        for meld in self.live_melds():
-            for t in meld.stand_ins() & held:
-                actions.append(steal_action(meld.slot, t))
-        return actions
+    def _table_moves(self) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+        """Per card type, whoever holds it: its steals, and its lay-offs and steals
+        together, each ascending; kept until a card is next placed on the table
+        (``apply``)."""
+        if self._moves is None:
+            steals: dict[int, list[int]] = {}
+            placing: dict[int, list[int]] = {}
+            for meld in self.live_melds():
+                _, layoffs, meld_steals = meld.offers()
+                for t, a in layoffs:
+                    placing.setdefault(t, []).append(a)
+                for t, a in meld_steals:
+                    steals.setdefault(t, []).append(a)
+            for t, actions in steals.items():
+                placing.setdefault(t, []).extend(actions)
+            for actions in placing.values():
+                actions.sort()
+            self._moves = (steals, placing)
+        return self._moves
 
     def dead_round(self) -> bool:
         """Reading 13: no hand holds more than two cards (so none can lay a new meld, which
@@ -515,7 +532,8 @@ class GameState:
                 return
             self._next_turn(p)
         else:  # a card placed on the table
-            self._stand = self._places = None
+            self.placements += 1
+            self._stand = self._moves = None
             if kind == "set_step" or kind == "run_step":
                 self._meld_step(p, info)
             elif kind == "layoff":
@@ -583,6 +601,7 @@ class GameState:
         else:
             meld.suit = info.suit
             meld.slots[info.position] = card
+        meld.changed()
         if len(meld) == MELD_SIZE:  # reading 5: a new meld is three cards
             self.pending = None
             self.laid[p] = True
@@ -597,6 +616,7 @@ class GameState:
             position = position_of(t) if t != JOKER else dict(meld.open_ends())[end]
             meld.slots[position] = card
         self._close_if_full(meld)
+        meld.changed()
         self._earn(p, placed_points(meld, card, position))
 
     def _steal(self, p: int, meld: TableMeld, t: int) -> None:
@@ -611,6 +631,7 @@ class GameState:
             joker, meld.slots[pos] = meld.slots[pos], card
         self.hands[p].append(joker)
         self._close_if_full(meld)
+        meld.changed()
 
     @staticmethod
     def _close_if_full(meld: TableMeld) -> None:
