@@ -27,6 +27,9 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from .core.game import Game, IllegalMoveError
 
+_INT_TYPES = (int, np.integer)  # an action's types (bools refused apart)
+_INT8 = np.dtype(np.int8)
+
 
 def _guarded(name: str) -> property:
     """The env's attribute ``name``, refused before reset as PettingZoo's wrapper does, but
@@ -186,7 +189,7 @@ class RummyEnv(AECEnv, EzPickle):
                 mask[a] = 1
         return {
             "observation": self._observers[seat].encode(game),
-            "action_mask": np.frombuffer(mask, dtype=np.int8),
+            "action_mask": np.frombuffer(mask, dtype=_INT8),
         }
 
     def state(self) -> np.ndarray:
@@ -199,7 +202,7 @@ class RummyEnv(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         game = self.game
-        if action is True or action is False or not isinstance(action, int | np.integer):
+        if action is True or action is False or not isinstance(action, _INT_TYPES):
             raise IllegalMoveError(
                 -1, game.legal_actions(), f"an action is an int id, not {action!r}"
             )

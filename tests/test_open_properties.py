@@ -1,9 +1,13 @@
 """Open Rummy under random play (hypothesis): every card conserved, the env's mask equals
 the legal moves, every meld on the table valid against the core's independent validator, no
-dead end while laying a meld, notation round trips, observations blind to hidden cards; and
+dead end while laying a meld, notation round trips, observations blind to hidden cards; the
+fast legal moves (first meld steps by bit arithmetic, what the table offers kept until a card
+is placed, per meld and per state, clones included) equal a plain reading of the state; and
 PettingZoo's api, seed and render tests for 2, 4 and 8 players."""
 
 from __future__ import annotations
+
+import random
 
 import numpy as np
 import pytest
@@ -20,11 +24,28 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pettingzoo.test import api_test, render_test, seed_test
 
-from commoncause.envs.core.cards import JOKER
+from commoncause.envs.core.cards import JOKER, N_STANDARD
 from commoncause.envs.open_rummy import env
-from commoncause.envs.open_rummy.actions import LAYOFF_BASE, SET_STEP_BASE, TYPE_OF
+from commoncause.envs.open_rummy.actions import (
+    CARDSWAP_BASE,
+    DISCARD_BASE,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    LAYOFF_BASE,
+    SET_STEP_BASE,
+    TYPE_OF,
+    layoff_action,
+    steal_action,
+)
+from commoncause.envs.open_rummy.meld_plans import first_steps, legal_steps
 from commoncause.envs.open_rummy.observer import encode
-from commoncause.envs.open_rummy.rules import MELD_RULES, GameState, OpenConfig
+from commoncause.envs.open_rummy.rules import (
+    DRAW_PHASE,
+    MELD_RULES,
+    GameState,
+    OpenConfig,
+    TableMeld,
+)
 
 SETTINGS = settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MAX_MOVES = 500
@@ -75,6 +96,90 @@ def test_observation_ignores_hidden_cards(config, seed, eager):
     """Permuting the cards a seat cannot see (other hands, the stock) changes nothing in its
     observation."""
     check_observation_ignores_hidden_cards(play(config, seed, eager), seed, 23, encode)
+
+
+def plain_legal(state: GameState) -> list[int]:
+    """The legal moves read afresh from the state, with no cache (as the engine found them
+    before its fast paths): the plan search for meld steps, every live meld's lay-off places
+    and stand-ins."""
+    if state.result is not None:
+        return []
+    p, live = state.current, state.live_melds()
+    types = state.hand_types(p)
+    held = set(types)
+    stand = set().union(*(m.stand_ins() for m in live))
+    if state.phase == DRAW_PHASE:
+        legal = [DRAW_STOCK]
+        if state.discard and TYPE_OF[state.discard[-1]] not in stand:
+            legal.append(DRAW_DISCARD)
+        if state.swap_open and state.discard:
+            legal += [CARDSWAP_BASE + t for t in held if t != TYPE_OF[state.discard[-1]]]
+        return sorted(legal)
+    naturals = frozenset(t for t in types if t != JOKER)
+    pending, laid, kind = state.pending, frozenset(), ""
+    if pending is not None:
+        cards = [(0, c) for c in pending.cards] if pending.is_set else pending.slots.items()
+        laid = frozenset(GameState._step_of(pending, c, pos) for pos, c in cards)
+        kind = "set" if pending.is_set else "run"
+    legal = list(legal_steps.__wrapped__(naturals, types.count(JOKER), len(types), laid, kind))
+    if pending is not None:
+        return sorted(legal)
+    if state.laid[p]:
+        if len(types) > 1:
+            places = [(m, t, k) for m in live for t, k in m.layoff_places()]
+            legal += [layoff_action(m.slot, k) for m, t, k in places if t in held]
+        legal += [steal_action(m.slot, t) for m in live for t in m.stand_ins() & held]
+    return sorted(legal + [DISCARD_BASE + t for t in held])
+
+
+def plain_offers(m: TableMeld) -> tuple:
+    stand = frozenset(m.stand_ins())
+    layoffs = tuple((t, layoff_action(m.slot, k)) for t, k in m.layoff_places())
+    return stand, layoffs, tuple((t, steal_action(m.slot, t)) for t in sorted(stand))
+
+
+def check_cached_legal(state: GameState) -> None:
+    assert state.legal_actions() == plain_legal(state)
+    live = state.live_melds()
+    assert state.stand_ins() == set().union(*(m.stand_ins() for m in live))
+    for m in live:
+        assert m.offers() == plain_offers(m), m.slot
+
+
+@SETTINGS
+@given(configs(), SEEDS, EAGERNESS)
+def test_legal_moves_equal_a_plain_reading_clones_included(config, seed, eager):
+    """Every step's legal moves equal ``plain_legal``, and what the table offers (per meld
+    and per state, kept until a card is placed) equals a fresh reading; every 37th state is
+    also cloned and played on for a few random moves (clones share the kept readings)."""
+    rng = random.Random(seed)
+    for i, (state, _) in enumerate(play(config, seed, eager)):
+        check_cached_legal(state)
+        if i % 37 == 5:
+            clone = state.clone()
+            for _ in range(8):
+                check_cached_legal(clone)
+                if clone.is_terminal:
+                    break
+                legal = clone.legal_actions()
+                placing = [a for a in legal if a >= SET_STEP_BASE]
+                clone.apply(rng.choice(placing if placing and rng.random() < eager else legal))
+            check_cached_legal(state)
+
+
+@given(
+    held=st.integers(0, 2**N_STANDARD - 1),
+    jokers=st.integers(0, 3),
+    extra=st.integers(-3, 3),
+)
+@settings(max_examples=2000, deadline=None)
+def test_first_steps_equal_the_plan_search(held, jokers, extra):
+    """``first_steps`` (bit arithmetic on the held card types) equals ``legal_steps`` with
+    nothing laid yet, hand sizes near the cards held included."""
+    naturals = frozenset(t for t in range(N_STANDARD) if held >> t & 1)
+    hand_size = max(len(naturals) + jokers + extra, 0)
+    expected = legal_steps.__wrapped__(naturals, jokers, hand_size, frozenset(), "")
+    assert first_steps(held, jokers, hand_size) == list(expected)
 
 
 @pytest.mark.parametrize("players", [2, 4, 8])

@@ -21,15 +21,6 @@ import numpy as np
 from .cards import N_CARD_TYPES
 
 
-def scatter(obs: np.ndarray, idx: list[int], val: list[float]) -> None:
-    """``obs[idx] = val`` for Python lists of indices and values (a contiguous float32
-    ``obs``), written through a memoryview: for the few dozen entries an observation sets
-    per step, faster than numpy's indexing or its scalar assignments."""
-    view = memoryview(obs)
-    for i, v in zip(idx, val, strict=True):
-        view[i] = v
-
-
 class DiscardPlanes:
     """One observer's discard-log planes, brought up to date from what changed in the log.
 
@@ -46,7 +37,7 @@ class DiscardPlanes:
 
     __slots__ = ("_log_at", "_by", "_taken", "_pile", "_end", "_top", "_recent", "_n_recent",
                  "_seats", "_type_of", "_scale", "_log", "_seen", "_open", "_counts",
-                 "_shown", "_me", "_n", "_by_at", "_taken_at", "discards")  # fmt: skip
+                 "_me", "_n", "_by_at", "_taken_at", "_shown", "discards")  # fmt: skip
 
     def __init__(
         self,
@@ -92,22 +83,17 @@ class DiscardPlanes:
         # cleared, then the ones shown now set
         for i in self._shown:
             view[i] = 0.0
-        type_of, size = self._type_of, N_CARD_TYPES
-        shown = []
+        type_of, size, seats = self._type_of, N_CARD_TYPES, self._seats
         discard = state.discard
-        if discard:
-            shown.append(self._top + type_of[discard[-1]])
-        width = size + self._seats + 1
+        shown = [self._top + type_of[discard[-1]]] if discard else []
         base = self._recent
-        taken_at = size + self._seats
-        for k in range(len(log) - 1, max(len(log) - 1 - self._n_recent, -1), -1):
-            card, who, taken = log[k]
+        for card, who, taken in log[: -min(self._n_recent, len(log)) - 1 : -1]:
             shown.append(base + type_of[card])
             if who >= 0:
                 shown.append(base + size + (who - me) % n)
             if taken >= 0:
-                shown.append(base + taken_at)
-            base += width
+                shown.append(base + size + seats)
+            base += size + seats + 1
         for i in shown:
             view[i] = 1.0
         self._shown = shown

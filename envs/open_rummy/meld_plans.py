@@ -9,7 +9,9 @@ A *plan* is a full three-card meld as a frozenset of step ids: a set of three di
 of one rank, or two of them and a joker; a run of three consecutive positions (2..14) of one
 suit, all natural or one joker in any place (reading 4: at least two natural cards). The
 legal steps are the union, over the plans that hold every step laid so far and whose other
-steps the hand can pay for, of those other steps.
+steps the hand can pay for, of those other steps (``legal_steps``). The first step of a meld,
+asked for on most turns, is found without the plans by ``first_steps``: bit arithmetic on
+the card types held.
 """
 
 from __future__ import annotations
@@ -118,8 +120,8 @@ def legal_steps(
     return tuple(sorted(steps))
 
 
-
-_SUIT_BITS = (1 << 13) - 1
+_SUIT_BITS = (1 << 13) - 1  # a suit's ranks, or its run positions
+_WINDOWS = (1 << 11) - 1  # the runs of three by their lowest position (2-12)
 
 
 def _run_tables() -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
@@ -129,7 +131,7 @@ def _run_tables() -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     whole, with_joker, joker_at = [], [], []
     for x in range(1 << 13):
         p = (x >> 1) | ((x & 1) << 12)  # bit i: run position i + 2 (the Ace 14)
-        low, mid, high = p >> 1 & p >> 2, p & p >> 2, p & p >> 1 & ((1 << 11) - 1)
+        low, mid, high = p >> 1 & p >> 2, p & p >> 2, p & p >> 1 & _WINDOWS
         w = p & p >> 1 & p >> 2  # windows by their lowest position, held whole
         full = w | w << 1 | w << 2
         w = low | mid | high  # ... holding two positions or three
@@ -176,7 +178,8 @@ def first_steps(held: int, jokers: int, hand_size: int) -> list[int]:
     naturals = runs[a] | runs[b] << 13 | runs[c] << 26 | runs[d] << 39
     out = []
     if ranks:
-        out = [SET_STEP_BASE + t for t in _bits(held & (ranks | ranks << 13 | ranks << 26 | ranks << 39))]
+        sets = held & (ranks | ranks << 13 | ranks << 26 | ranks << 39)
+        out = [SET_STEP_BASE + t for t in _bits(sets)]
     if jokers and two:
         out.append(SET_JOKER)
     if naturals:

@@ -97,6 +97,8 @@ _LOG_SCALE = CARD_SCALE * (2 * MAX_SEATS + 1)  # discarded_by, taken_by, in_pile
 # the hand plane's entry of each physical card, and what one copy adds to it
 _HAND_AT = tuple(_HAND + t for t in TYPE_OF)
 _HAND_STEP = tuple(CARD_SCALE[t] for t in TYPE_OF)
+# a hand size's entry (capped at 1), by the hand size (at most every card of a deck)
+_SIZE_VALUE = tuple(min(k / 20, 1.0) for k in range(MAX_DECK_SIZE + 1))
 # the scalars that change within a round (the others are the config's, and fixed)
 _TURN_SCALARS = tuple(_SCALARS + i for i in (0, 1, 2, 3, 4, 5, 6, 7, 8, 21))
 
@@ -106,12 +108,13 @@ class Observer:
 
     It keeps its own buffer of the public planes, which change only when a card is
     discarded, taken or placed, and brings it up to date at each ``encode`` from what
-    changed since it last looked (the state is never asked to keep anything): the
-    discard-log planes (``core.planes.DiscardPlanes``) follow the log; the meld planes are
-    written again only for the melds the moves since the last look placed a card on (read
-    from the state's history: meld steps, lay-offs, steals). A new game (another state
-    object, a clone included) or a new round (a new log, a new table) starts them afresh.
-    Each ``encode`` returns a new array."""
+    changed since it last looked (the state keeps nothing for it but a count of its
+    placements): the discard-log planes (``core.planes.DiscardPlanes``) follow the log; the
+    meld planes are written again only for the melds the moves since the last look placed a
+    card on (read from the state's history, looked at only when the count moved: meld
+    steps, lay-offs, steals); the seats' planes when a points total, points placed or a
+    first meld changed. A new game (another state object, a clone included) or a new round
+    (a new log, a new table) starts them afresh. Each ``encode`` returns a new array."""
 
     __slots__ = ("player", "_state", "_public", "_pile", "_table", "_melds_seen", "_moves",
                  "_placements", "_totals", "_placed", "_laid", "_size_at")  # fmt: skip
@@ -136,8 +139,7 @@ class Observer:
         for c in state.hands[me]:
             view[_HAND_AT[c]] += _HAND_STEP[c]  # exact in float32, at most 1 (``CARD_SCALE``)
         for i, hand in zip(self._size_at, state.hands, strict=True):
-            v = len(hand) / 20
-            view[i] = v if v < 1.0 else 1.0
+            view[i] = _SIZE_VALUE[len(hand)]
         playing = state.result is None
         acting = state.current == me and playing
         (stock, draw, place, turn, building, has_laid, swap_open, blocked, round_no,
@@ -181,20 +183,15 @@ class Observer:
         )
 
     def _seats(self, state: GameState, me: int, n: int, public: np.ndarray) -> None:
-        """The planes of the seats whose points or first meld changed (all but hand sizes),
-        and the lists they were read from, kept to tell when they change."""
+        """The seats' planes but hand sizes (they change with points and first melds), and
+        copies of the lists they are read from, to tell when those change."""
         target = state.config.target
         totals, placed, laid = state.totals, state.placed, state.laid
-        was = self._totals, self._placed, self._laid
         self._totals, self._placed, self._laid = list(totals), list(placed), list(laid)
         view = memoryview(public)
         for s in range(n):
-            total = totals[s]
-            if was[0] is not None and (total, placed[s], laid[s]) == (
-                was[0][s], was[1][s], was[2][s]
-            ):
-                continue
             base = _SEATS + ((s - me) % n) * SEAT_WIDTH
+            total = totals[s]
             view[base] = 1.0
             view[base + 2] = min(max(total, 0) / target, 1.0)
             view[base + 3] = min(max(-total, 0) / target, 1.0)

@@ -114,6 +114,12 @@ class OpenConfig(RulesConfig):
         return f"{self.num_players} players"
 
 
+Offers = tuple[frozenset[int], tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]
+"""What a meld on the table offers (``TableMeld.offers``)."""
+TableMoves = tuple[dict[int, list[int]], dict[int, list[int]]]
+"""Per card type: its steals, and its lay-offs and steals (``GameState._table_moves``)."""
+
+
 class TableMeld:
     """A meld on the table in meld slot ``slot``. A set keeps ``cards`` in play order and
     its ``rank``; a run keeps ``suit`` and ``slots``: run position -> physical card (a joker
@@ -131,13 +137,13 @@ class TableMeld:
         self.cards: list[int] = []
         self.slots: dict[int, int] = {}
         self.closed = False
-        self._offers: tuple | None = None
+        self._offers: Offers | None = None
 
     def changed(self) -> None:
         """Forget ``offers`` (after a card was placed on the meld)."""
         self._offers = None
 
-    def offers(self) -> tuple[frozenset[int], tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
+    def offers(self) -> Offers:
         """(``stand_ins``, (card type, lay-off action id) of each ``layoff_places``, (card
         type, steal action id) of each stand-in), kept until the meld ``changed``."""
         if self._offers is None:
@@ -288,7 +294,7 @@ class GameState:
         self.round_moves = 0
         self._legal: list[int] | None = None
         self._stand: frozenset[int] | None = None  # stand_ins, until a card is placed
-        self._moves: tuple[dict, dict] | None = None  # ``_table_moves``, the same
+        self._moves: TableMoves | None = None  # ``_table_moves``, the same
 
     @property
     def num_seats(self) -> int:
@@ -457,7 +463,7 @@ class GameState:
             return []
         return [k for card, k in meld.layoff_places() if card == t]
 
-    def _table_moves(self) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    def _table_moves(self) -> TableMoves:
         """Per card type, whoever holds it: its steals, and its lay-offs and steals
         together, each ascending; kept until a card is next placed on the table
         (``apply``)."""
@@ -481,7 +487,7 @@ class GameState:
         """Reading 13: no hand holds more than two cards (so none can lay a new meld, which
         needs three and a card to discard) and no meld on the table can take another card
         (every run 2..A, every set four cards): nobody can ever go out."""
-        if any(len(h) > 2 for h in self.hands):
+        if max(map(len, self.hands)) > 2:
             return False
         return not any(self.fits(m, JOKER) for m in self.live_melds())
 
