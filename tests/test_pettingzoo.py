@@ -140,6 +140,33 @@ def test_state_shows_every_card(kwargs):
         check()
 
 
+def test_hidden_planes_show_what_a_seat_does_not_see_for_critics():
+    """The critics' complement of a seat's observation: the partner's hand, the stock by
+    its draw order (1.0 at the next card drawn, every place distinct) and the put-aside
+    cards, on the state's card slots; after a draw the drawn card leaves the stock plane."""
+    from commoncause.envs.common_cause.observer import encode_hidden, encode_state
+
+    e = env()
+    e.reset(seed=5)
+    game = e.unwrapped.game
+    for _ in range(2):
+        seat = game.current
+        full = encode_state(game)
+        hidden = encode_hidden(game, seat)
+        partner = OFFSET["partner_hand"]  # (the state is seat 0's view, partner revealed)
+        hands = (full[OFFSET["hand"] : OFFSET["hand"] + 54], full[partner : partner + 54])
+        assert np.array_equal(hidden[:54], hands[1 - seat])
+        stock, aside = full[OBS_SIZE : OBS_SIZE + 54], full[OBS_SIZE + 54 : OBS_SIZE + 108]
+        order = hidden[54:108]
+        assert np.array_equal(order > 0, stock > 0) and np.array_equal(hidden[108:], aside)
+        assert order.max() == 1.0 and len(set(order[order > 0])) == len(game.stock)
+        top = int(order.argmax())
+        e.step(DRAW_STOCK)  # the current seat draws the top card: it leaves the plane
+        assert encode_hidden(game, seat)[54 + top] == 0.0
+        while game.current == seat:  # (to the partner's draw)
+            e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[-1]))
+
+
 def test_same_seed_same_game():
     def game(seed):
         e = env(render_mode="ansi")

@@ -190,6 +190,70 @@ def test_torch_trainer_resume_continues_the_step_count(tmp_path: Path):
     assert [e["step"] for e in resumed["evaluations"]][-1] == 512
 
 
+def test_a_centralised_critic_run_resumes_with_its_critic_and_exports_without_it(tmp_path):
+    """critic: state through the CLI (a rollout worker too): the checkpoint carries the
+    critic's weights, --resume restores and trains them on, and an export drops them; the
+    policy plays from the seat view alone (PolicyAgent)."""
+    config = smoke_config(tmp_path, trainer="torch", critic="state", total_steps=256,
+                          rollout_workers=2, bc_games=0, checkpoint_interval=10_000)  # fmt: skip
+    assert main(["train", "--config", str(config), "--run-name", "c"]) == 0
+    last = tmp_path / "runs" / "c" / "checkpoints" / "last.pt"
+    first = load_checkpoint(last)
+    # the first layer's features and what the seat does not see (partner, stock, aside)
+    assert first["critic"]["0.weight"].shape[1] == first["features_dim"] + 3 * 54
+    # (768: the rate decays to 0 at the last update, so a resumed leg of one rollout is flat)
+    assert main(["train", "--resume", str(last), "--total-steps", "768"]) == 0
+    resumed = load_checkpoint(last)
+    assert resumed["num_timesteps"] == 768 and resumed["config"]["critic"] == "state"
+    assert not torch.equal(resumed["critic"]["0.weight"], first["critic"]["0.weight"])
+    out = tmp_path / "shipped"
+    assert main(["export", str(last), "--out", str(out)]) == 0
+    assert "critic" not in load_checkpoint(out / "best.pt")
+    for view in random_views(5, seed=3):
+        assert PolicyAgent(out / "best.pt").act(view) in view.legal_actions()
+
+
+def test_a_centralised_critic_values_the_full_state(tmp_path: Path):
+    """critic: state: a rollout's values are the critic's on the stored observation's
+    features and what it hides (Common Cause: the partner's cards...; a game without
+    ``encode_hidden``: its full state), for a team game and for a competitive one (per-seat
+    trajectories, carried rows included)."""
+    from commoncause.train.config import TrainConfig
+    from commoncause.train.ppo import TorchPPO, legal_logits_and_values
+    from commoncause.train.selfplay import SelfPlayEnv
+
+    class Monitor:
+        def on_step(self, infos, dones) -> None:
+            pass
+
+    for game, options in (("common_cause", {}), ("dummy_rummy", {"num_players": 3})):
+        cfg = TrainConfig(trainer="torch", game=game, game_options=options, n_envs=3,
+                          n_steps=40, rollout_workers=1, critic="state",
+                          baseline_partner_prob=0.0)  # fmt: skip
+        envs = [SelfPlayEnv(**cfg.selfplay_kwargs()) for _ in range(3)]
+        for i, env in enumerate(envs):
+            env.reset(seed=i)
+        ppo = TorchPPO(cfg, envs, tmp_path / game)
+        for _ in range(2):
+            ppo.collect_rollout(Monitor())
+        rows = ppo.train_rows if ppo.per_seat else torch.arange(ppo.rows * 3)
+        state = ppo.buf_state.view(-1, ppo.state_size)[rows]
+        obs = ppo.buf_obs.view(-1, ppo.obs_size)[rows]
+        assert len(rows) and state.abs().sum(dim=1).gt(0).all()
+        with torch.no_grad():
+            mask = ppo.buf_mask.view(-1, ppo.n_actions)[rows]
+            _, _, values = legal_logits_and_values(ppo.policy, obs, mask, None, ppo.critic, state)
+        assert torch.allclose(values, ppo.buf_values.view(-1)[rows], atol=1e-6)
+        if game == "common_cause":  # the partner's hand, hidden from the observation
+            assert state[:, :54].sum() > 0
+
+
+def test_a_centralised_critic_needs_the_torch_trainer(tmp_path: Path, capsys):
+    config = smoke_config(tmp_path, trainer="sb3", critic="state")
+    assert main(["train", "--config", str(config)]) == 2
+    assert "config critic: state needs trainer: torch" in capsys.readouterr().err
+
+
 def test_gumbel_sampling_is_legal_and_follows_the_softmax():
     from commoncause.train.ppo import sample_masked
 
@@ -297,10 +361,11 @@ def test_rollout_workers_share_the_buffer_and_the_weights(tmp_path: Path):
         assert a["ended"] == b["ended"]
 
 
-def test_an_update_shared_with_the_worker_equals_one_process_alone(tmp_path: Path):
+@pytest.mark.parametrize("critic", ["seat", "state"])
+def test_an_update_shared_with_the_worker_equals_one_process_alone(tmp_path: Path, critic: str):
     """The worker computes the gradient of its share of every minibatch: the update's
-    weights equal those of the same update made by the learner alone (same rollout, same
-    start, same minibatches), up to float rounding."""
+    weights (a centralised critic's too) equal those of the same update made by the learner
+    alone (same rollout, same start, same minibatches), up to float rounding."""
     import copy
 
     from commoncause.train.config import TrainConfig
@@ -311,19 +376,22 @@ def test_an_update_shared_with_the_worker_equals_one_process_alone(tmp_path: Pat
         def on_step(self, infos, dones) -> None:
             pass
 
-    cfg = TrainConfig(trainer="torch", n_envs=4, n_steps=64, batch_size=100, rollout_workers=2)
+    cfg = TrainConfig(trainer="torch", n_envs=4, n_steps=64, batch_size=100, rollout_workers=2,
+                      critic=critic)  # fmt: skip
     envs = [SelfPlayEnv(0.5, **cfg.env_kwargs()) for _ in range(4)]
     for i, env in enumerate(envs):
         env.reset(seed=i)
     ppo = TorchPPO(cfg, envs, tmp_path)
     try:
         ppo.collect_rollout(Monitor())  # forks the worker
-        start = copy.deepcopy(ppo.policy.state_dict())
+        start = [p.detach().clone() for p in ppo.params]
         optimizer = copy.deepcopy(ppo.policy.optimizer.state_dict())
         generator = ppo.generator.get_state()
         ppo.update()  # minibatches shared with the worker
-        shared = [p.detach().clone() for p in ppo.policy.parameters()]
-        ppo.policy.load_state_dict(start)  # (in place: the worker's weights too)
+        shared = [p.detach().clone() for p in ppo.params]
+        with torch.no_grad():  # (in place: the worker's weights too)
+            for p, p0 in zip(ppo.params, start, strict=True):
+                p.copy_(p0)
         ppo.policy.optimizer.load_state_dict(optimizer)
         ppo.generator.set_state(generator)
         workers, ppo.workers = ppo.workers, []
@@ -331,8 +399,12 @@ def test_an_update_shared_with_the_worker_equals_one_process_alone(tmp_path: Pat
         ppo.workers = workers
     finally:
         ppo.close_workers()
-    alone = [p.detach() for p in ppo.policy.parameters()]
-    assert any(not torch.equal(a, start[k]) for a, k in zip(alone, start, strict=True))
+    alone = [p.detach() for p in ppo.params]
+    # the critic's 2 layers replace the policy's value layers (2)
+    assert len(alone) == len(list(ppo.policy.parameters()))
+    assert any(not torch.equal(a, a0) for a, a0 in zip(alone, start, strict=True))
+    if critic == "state":  # the critic learned too
+        assert not torch.equal(alone[-1], start[-1])
     for a, b in zip(shared, alone, strict=True):
         assert torch.allclose(a, b, atol=1e-6)
 

@@ -103,6 +103,12 @@ class TrainConfig:
     """Gradient clipping."""
     target_kl: float | None = 0.03
     """Stop an update early past this KL from the rollout policy (None: never)."""
+    critic: str = "seat"
+    """What the value function reads: seat (the policy's own value layers, on the seat's
+    observation) or state (torch trainer only; a centralised critic, as MAPPO's: value
+    layers on the policy's first-layer features and what the seat does not see, e.g. the
+    partner's hand and the stock in draw order; training only, never in play: checkpoints
+    keep it for --resume, exports drop it)."""
     baseline_partner_prob: float = 0.2
     """Share of self-play games where the game's baseline plays ``baseline_seats`` seats: in
     Common Cause the partner (keeps the agent a good partner for unfamiliar players), in a
@@ -227,6 +233,10 @@ class TrainConfig:
         if self.trainer == "rllib" and self.baseline_partner_prob:
             raise ValueError("config baseline_partner_prob must be 0 with trainer rllib "
                              "(it seats no baseline yet)")  # fmt: skip
+        if self.critic not in ("seat", "state"):
+            raise ValueError(f"config critic must be seat or state, got {self.critic!r}")
+        if self.critic == "state" and self.trainer != "torch":
+            raise ValueError("config critic: state needs trainer: torch")
         if self.vec_env not in ("subproc", "dummy"):
             raise ValueError(f"config vec_env must be subproc or dummy, got {self.vec_env!r}")
         if self.activation not in ("tanh", "relu"):

@@ -21,6 +21,15 @@ rollout, still waiting for its next decision, is not trained on in that rollout 
 into those rows and trained on in the next one, once its reward and next value are known
 (its old log-probability is that of the policy that chose it, as PPO's ratio wants).
 
+Centralised critic (``critic: state``, as MAPPO's): the values come from value layers
+(``build_critic``) on the policy's first-layer features and what the deciding seat does not
+see (``SelfPlayEnv.critic_state``: Common Cause's partner hand, stock in draw order and
+put-aside cards), stored beside the observation in the buffer; they are trained with the
+policy (one Adam, the same value loss, shared with the workers like the rest) and replace
+the policy's own value layers, which stay untrained.
+The policy still sees only its seat's view: play, evaluation and exports never use the
+critic (checkpoints keep it for ``--resume``).
+
 Where it saves time over SB3 (~5x the env steps per second with configs/normal.yaml on
 one core; ``bench/bench_train.py`` measures both): the envs are a plain list stepped
 in-process (no ``VecEnv`` copies, auto-reset here); the policy runs once per step on all
@@ -145,7 +154,12 @@ def sample_masked(logits: torch.Tensor, mask: torch.Tensor, generator=None) -> t
 
 
 def legal_logits_and_values(
-    policy, obs: torch.Tensor, mask: torch.Tensor, columns: torch.Tensor | None = None
+    policy,
+    obs: torch.Tensor,
+    mask: torch.Tensor,
+    columns: torch.Tensor | None = None,
+    critic: torch.nn.Module | None = None,
+    hidden: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """``masked_logits`` and the values of a batch, with the action head computed only on
     the moves legal somewhere in the batch.
@@ -156,20 +170,48 @@ def legal_logits_and_values(
     log-probabilities, entropy, loss and gradients (zero rows of ``action_net``'s gradient
     included) are the same, at a fraction of the cost (a batch of 512 decisions has ~700 of
     the 4445 moves legal somewhere). ``columns`` may be given when the caller has them (the
-    rollout computes them with numpy, ~20x faster than ``torch.any`` over a boolean dim)."""
+    rollout computes them with numpy, ~20x faster than ``torch.any`` over a boolean dim).
+    With a centralised ``critic`` (``build_critic``) the values are its, on the first
+    layer's features and ``hidden`` (what each row's seat does not see)."""
     if columns is None:
         on_cpu = mask.device.type == "cpu"
         columns = legal_columns(mask.numpy()) if on_cpu else mask.any(dim=0).nonzero()[:, 0]
-    latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
+    features = policy.extract_features(obs)
+    if critic is None:
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+        values = policy.value_net(latent_vf).flatten()
+    else:
+        latent_pi = policy.mlp_extractor.forward_actor(features)
+        values = critic(torch.cat((features, hidden), dim=1)).flatten()
     head = policy.action_net
     logits = F.linear(latent_pi, head.weight[columns], head.bias[columns])
     logits = logits.masked_fill(~mask[:, columns], ILLEGAL_LOGIT)
-    return columns, logits, policy.value_net(latent_vf).flatten()
+    return columns, logits, values
 
 
 def legal_columns(mask: np.ndarray) -> torch.Tensor:
     """The moves legal in at least one row of a boolean (rows, moves) mask."""
     return torch.from_numpy(np.flatnonzero(mask.any(axis=0)))
+
+
+def build_critic(in_size: int, net_arch: list[int], activation: str) -> torch.nn.Sequential:
+    """A centralised critic's value layers (``net_arch``, then one value) over the policy's
+    first-layer features and what the seat does not see (``in_size`` in all), initialised
+    as SB3 initialises the policy's value layers: orthogonal, gain sqrt(2) in the hidden
+    layers and 1 at the value."""
+    from commoncause.agents.networks import ACTIVATIONS
+
+    sizes = [in_size, *net_arch]
+    layers: list[torch.nn.Module] = []
+    for a, b in zip(sizes[:-1], sizes[1:], strict=True):
+        layers += [torch.nn.Linear(a, b), ACTIVATIONS[activation]()]
+    layers.append(torch.nn.Linear(sizes[-1], 1))
+    for layer in layers:
+        if isinstance(layer, torch.nn.Linear):
+            gain = 1.0 if layer is layers[-1] else np.sqrt(2)
+            torch.nn.init.orthogonal_(layer.weight, gain=gain)
+            torch.nn.init.zeros_(layer.bias)
+    return torch.nn.Sequential(*layers)
 
 
 def masked_entropy(logits: torch.Tensor, log_probs: torch.Tensor) -> torch.Tensor:
@@ -198,10 +240,23 @@ class TorchPPO:
         self.policy = build_policy(
             cfg.features_dim, cfg.net_arch, cfg.activation, obs_size, n_actions
         )
+        # critic: state: value layers on the first layer's features and the hidden cards
+        self.state_size = int(envs[0].state_size) if cfg.critic == "state" else 0
+        self.critic = (
+            build_critic(cfg.features_dim + self.state_size, cfg.net_arch, cfg.activation)
+            if self.state_size
+            else None
+        )
+        self.params = list(self.policy.parameters())  # what the update trains
+        if self.critic is not None:  # (it replaces the policy's value layers, left untrained)
+            own_values = ("value_net.", "mlp_extractor.value_net.")
+            self.params = [p for name, p in self.policy.named_parameters()
+                           if not name.startswith(own_values)]  # fmt: skip
+            self.params += list(self.critic.parameters())
         # as SB3 does: Adam with eps 1e-5 on the policy object, the rate set before updates;
         # fused (one pass over the parameters: ~15x faster than the default on the CPU)
         self.policy.optimizer = torch.optim.Adam(
-            self.policy.parameters(), lr=cfg.learning_rate, eps=1e-5, fused=True
+            self.params, lr=cfg.learning_rate, eps=1e-5, fused=True
         )
         self.num_timesteps = 0
         self.n_updates = 0
@@ -224,10 +279,12 @@ class TorchPPO:
         self.row0 = int(envs[0].num_seats) if self.per_seat else 0
         self.rows = rows = self.row0 + t
         self._obs = zeros((n, obs_size)).numpy()  # the envs' current decisions
+        self._state = zeros((n, self.state_size)).numpy()  # (critic: state; else empty)
         self._mask = zeros((n, n_actions), torch.bool).numpy()
         self._started = False
         # the rollout buffer, (steps, envs, ...)
         self.buf_obs = zeros((rows, n, obs_size))
+        self.buf_state = zeros((rows, n, self.state_size))
         self.buf_mask = zeros((rows, n, n_actions), torch.bool)
         self.buf_actions = zeros((rows, n), torch.long)
         self.buf_log_probs = zeros((rows, n))
@@ -237,7 +294,7 @@ class TorchPPO:
         self.buf_advantages = zeros((rows, n))  # of the rollout, for the update
         self.buf_returns = zeros((rows, n))
         # each worker's gradient of its share of a minibatch, flat
-        n_params = sum(p.numel() for p in self.policy.parameters())
+        n_params = sum(p.numel() for p in self.params)
         self.worker_grads = zeros((processes - 1, n_params))
         # per seat (competitive games): the seat of each row, the row of its next
         # decision (-1: none yet / the game ended), rows holding a transition, and each
@@ -284,6 +341,8 @@ class TorchPPO:
             obs, _ = env.reset()
             self._obs[i] = obs
             self._mask[i] = env.action_masks()
+            if self.critic is not None:
+                self._state[i] = env.critic_state()
         self.pending[:] = -1
         self.buf_used[:] = False
         self._started = True
@@ -333,7 +392,9 @@ class TorchPPO:
             self.train_rows = torch.from_numpy(np.flatnonzero(trained))
         else:
             with torch.no_grad():
-                _, _, last_values = legal_logits_and_values(policy, obs_t, mask_t)
+                _, _, last_values = legal_logits_and_values(
+                    policy, obs_t, mask_t, critic=self.critic, hidden=torch.from_numpy(self._state)
+                )
             adv, ret = compute_gae(
                 self.buf_rewards, self.buf_values, self.buf_dones, last_values,
                 cfg.gamma, cfg.gae_lambda,
@@ -352,6 +413,8 @@ class TorchPPO:
         per_seat, row0 = self.per_seat, self.row0
         obs_np, mask_np = self._obs[lo:hi], self._mask[lo:hi]  # views, refilled in place
         obs_t, mask_t = torch.from_numpy(obs_np), torch.from_numpy(mask_np)
+        critic, state_np = self.critic, self._state[lo:hi]
+        state_t = torch.from_numpy(state_np)
         rewards = np.zeros(hi - lo, dtype=np.float32)
         dones = np.zeros(hi - lo, dtype=bool)
         events: list[list[tuple[int, dict]]] = []
@@ -359,9 +422,11 @@ class TorchPPO:
         for row in range(row0, row0 + self.config.n_steps):
             self.buf_obs[row, lo:hi] = obs_t
             self.buf_mask[row, lo:hi] = mask_t
+            if critic is not None:
+                self.buf_state[row, lo:hi] = state_t
             with torch.no_grad():
                 columns, logits, values = legal_logits_and_values(
-                    policy, obs_t, mask_t, legal_columns(mask_np)
+                    policy, obs_t, mask_t, legal_columns(mask_np), critic, state_t
                 )
                 choice = sample_masked(logits, mask_t[:, columns], self.generator)
                 log_probs = logits.gather(1, choice[:, None])[:, 0] - logits.logsumexp(dim=1)
@@ -385,6 +450,8 @@ class TorchPPO:
                     obs, _ = env.reset()
                 obs_np[k] = obs
                 mask_np[k] = env.action_masks()
+                if critic is not None:
+                    state_np[k] = env.critic_state()
             env_seconds += time.perf_counter() - env_started
             self.buf_rewards[row, lo:hi] = torch.from_numpy(rewards)
             self.buf_dones[row, lo:hi] = torch.from_numpy(dones)
@@ -403,6 +470,8 @@ class TorchPPO:
                 "config rollout_workers > 1 needs the fork start method (Linux); use 1 here"
             ) from None
         self.policy.share_memory()
+        if self.critic is not None:
+            self.critic.share_memory()
         seed = self.config.seed * 1_000_003 + self.num_timesteps
         for index in range(1, len(self.slices)):
             ours, theirs = context.Pipe()
@@ -437,8 +506,8 @@ class TorchPPO:
         for i, s in zip(*np.nonzero(self.pending >= 0), strict=True):
             p = int(self.pending[i, s])
             if p != s:  # (p == s: carried before and still waiting)
-                for buf in (self.buf_obs, self.buf_mask, self.buf_actions, self.buf_log_probs,
-                            self.buf_values):  # fmt: skip
+                for buf in (self.buf_obs, self.buf_state, self.buf_mask, self.buf_actions,
+                            self.buf_log_probs, self.buf_values):  # fmt: skip
                     buf[s, i] = buf[p, i]
                 self.seat_rewards[s, i] = self.seat_rewards[p, i]
                 self.buf_seat[s, i] = s
@@ -515,7 +584,7 @@ class TorchPPO:
                     stop = True
                     break
                 self._add_worker_grads(len(shares) - 1)
-                torch.nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
+                torch.nn.utils.clip_grad_norm_(self.params, cfg.max_grad_norm)
                 policy.optimizer.step()
             epochs += 1
             if stop:
@@ -544,7 +613,6 @@ class TorchPPO:
         log("time/rollout_s", self.last_rollout[0])
         log("time/rollout_env_s", self.last_rollout[1])
 
-
     def share_loss(self, idx: torch.Tensor, norm, total: int) -> tuple[torch.Tensor, list]:
         """PPO's loss on a share ``idx`` of a minibatch of ``total`` decisions, scaled so
         that the shares' losses (and gradients) add up to the minibatch's: each mean is the
@@ -554,7 +622,10 @@ class TorchPPO:
         cfg, policy = self.config, self.policy
         obs = self.buf_obs.view(-1, self.obs_size)[idx]
         mask = self.buf_mask.view(-1, self.n_actions)[idx]
-        columns, logits, values = legal_logits_and_values(policy, obs, mask)
+        hidden = self.buf_state.flatten(0, 1)[idx]  # (rows, 0) without a critic
+        columns, logits, values = legal_logits_and_values(
+            policy, obs, mask, critic=self.critic, hidden=hidden
+        )
         position = torch.zeros(self.n_actions, dtype=torch.long)  # move -> column
         position[columns] = torch.arange(len(columns))
         log_probs_all = F.log_softmax(logits, dim=1)
@@ -583,7 +654,7 @@ class TorchPPO:
             return
         total = self.worker_grads[:workers].sum(dim=0)
         offset = 0
-        for param in self.policy.parameters():
+        for param in self.params:
             n = param.numel()
             param.grad.add_(total[offset : offset + n].view_as(param))
             offset += n
@@ -594,7 +665,7 @@ class TorchPPO:
         self.policy.optimizer.zero_grad(set_to_none=False)
         loss, stats = self.share_loss(idx, norm, total)
         loss.backward()
-        grads = torch.nn.utils.parameters_to_vector(p.grad for p in self.policy.parameters())
+        grads = torch.nn.utils.parameters_to_vector(p.grad for p in self.params)
         self.worker_grads[worker - 1] = grads
         return stats
 

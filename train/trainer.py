@@ -205,6 +205,7 @@ class Trainer:
             "activation": cfg.activation,
             "policy": model.policy.state_dict(),
             "optimizer": model.policy.optimizer.state_dict(),
+            **critic_weights(model),
             "num_timesteps": int(model.num_timesteps),
             "config": cfg.to_dict(),
             "run_name": self.state.run_name,
@@ -379,6 +380,8 @@ class Trainer:
         try:
             if self.resume_data is not None:
                 self.model.policy.load_state_dict(self.resume_data["policy"])
+                if "critic" in self.resume_data:
+                    self.model.critic.load_state_dict(self.resume_data["critic"])
                 self.model.policy.optimizer.load_state_dict(self.resume_data["optimizer"])
                 self.model.num_timesteps = int(self.resume_data["num_timesteps"])
                 self.say(f"resuming {self.state.run_name} at step {self.model.num_timesteps:,}")
@@ -426,6 +429,13 @@ class Trainer:
     def _close_env(self) -> None:
         if self.env is not None:
             self.backend.close_envs(self.env)
+
+
+def critic_weights(model) -> dict:
+    """``{"critic": weights}`` of a model with a centralised critic (critic: state), else
+    nothing: the critic is saved for --resume only (play reads ``policy``)."""
+    critic = getattr(model, "critic", None)
+    return {} if critic is None else {"critic": critic.state_dict()}
 
 
 def load_resumable(path: str | Path) -> dict:

@@ -7,7 +7,7 @@ from ..core.game import Game
 from .actions import N_ACTIONS
 from .cards import DECK
 from .notation import move_text, parse_move
-from .observer import OBS_SIZE, STATE_SIZE, Observer, encode_state
+from .observer import HIDDEN_SIZE, OBS_SIZE, STATE_SIZE, Observer, encode_hidden, encode_state
 from .render import render_table
 from .rules import GameConfig, GameState
 from .seat import SeatView
@@ -34,6 +34,8 @@ GAME = Game(
     state_size=STATE_SIZE,
     observer=Observer,
     encode_state=encode_state,
+    hidden_size=HIDDEN_SIZE,
+    encode_hidden=encode_hidden,
     seat_view=SeatView,
     move_text=move_text,
     parse_move=parse_move,

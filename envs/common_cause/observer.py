@@ -279,6 +279,28 @@ def _pile_planes(state: GameState, player: int, cache: dict) -> np.ndarray:
     return planes
 
 
+HIDDEN_SIZE = 3 * 54
+
+
+def encode_hidden(state: GameState, player: int) -> np.ndarray:
+    """What ``player``'s observation hides, for centralised critics (training only): the
+    partner's hand, the stock by its draw order (1.0 for the next card drawn down to 1/n
+    for the last of n; 0 off the stock) and the put-aside cards, on the card planes' slots."""
+    out = np.zeros(HIDDEN_SIZE, dtype=np.float32)
+    ones: list[int] = []
+    _card_plane(0, state.hands[1 - player], ones)
+    _card_plane(108, state.aside, ones)
+    out[ones] = 1.0
+    n, jokers = len(state.stock), 0
+    for place, c in enumerate(state.stock, start=1):  # (the top of the stock is last)
+        if c < N_STANDARD:
+            out[54 + c] = place / n
+        else:
+            out[54 + N_STANDARD + jokers] = place / n
+            jokers += 1
+    return out
+
+
 def encode_state(state: GameState) -> np.ndarray:
     """Full state for centralised critics (training only: it shows every hidden card)."""
     out = np.zeros(STATE_SIZE, dtype=np.float32)

@@ -201,6 +201,13 @@ class Game:
     max_moves: int = 2000
     """Moves after which a game is cut short (env truncation, evaluation, self-play): a
     safety net for games that need not end (each spec says why)."""
+    hidden_size: int = 0
+    """Size of ``encode_hidden`` (0: the game has none)."""
+    encode_hidden: Callable[[State, int], np.ndarray] | None = None
+    """What a seat's observation hides (``encode_hidden(state, seat)``: other hands, the
+    stock in its draw order, ...), for a centralised critic beside that observation, in
+    training only: a compact complement where ``encode_state`` would repeat the public
+    planes (and does not show the draw order)."""
     checkpoint: Callable[[Any], str | None] = lambda config: None
     """The shipped trained policy for a config (a path under the project root), if any."""
 
