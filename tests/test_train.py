@@ -213,11 +213,9 @@ def test_a_centralised_critic_run_resumes_with_its_critic_and_exports_without_it
         assert PolicyAgent(out / "best.pt").act(view) in view.legal_actions()
 
 
-def test_a_centralised_critic_values_the_full_state(tmp_path: Path):
+def test_a_centralised_critic_values_what_the_seat_does_not_see(tmp_path: Path):
     """critic: state: a rollout's values are the critic's on the stored observation's
-    features and what it hides (Common Cause: the partner's cards...; a game without
-    ``encode_hidden``: its full state), for a team game and for a competitive one (per-seat
-    trajectories, carried rows included)."""
+    features and what the deciding seat does not see (the partner's hand among it)."""
     from commoncause.train.config import TrainConfig
     from commoncause.train.ppo import TorchPPO, legal_logits_and_values
     from commoncause.train.selfplay import SelfPlayEnv
@@ -226,32 +224,35 @@ def test_a_centralised_critic_values_the_full_state(tmp_path: Path):
         def on_step(self, infos, dones) -> None:
             pass
 
-    for game, options in (("common_cause", {}), ("dummy_rummy", {"num_players": 3})):
-        cfg = TrainConfig(trainer="torch", game=game, game_options=options, n_envs=3,
-                          n_steps=40, rollout_workers=1, critic="state",
-                          baseline_partner_prob=0.0)  # fmt: skip
-        envs = [SelfPlayEnv(**cfg.selfplay_kwargs()) for _ in range(3)]
-        for i, env in enumerate(envs):
-            env.reset(seed=i)
-        ppo = TorchPPO(cfg, envs, tmp_path / game)
-        for _ in range(2):
-            ppo.collect_rollout(Monitor())
-        rows = ppo.train_rows if ppo.per_seat else torch.arange(ppo.rows * 3)
-        state = ppo.buf_state.view(-1, ppo.state_size)[rows]
-        obs = ppo.buf_obs.view(-1, ppo.obs_size)[rows]
-        assert len(rows) and state.abs().sum(dim=1).gt(0).all()
-        with torch.no_grad():
-            mask = ppo.buf_mask.view(-1, ppo.n_actions)[rows]
-            _, _, values = legal_logits_and_values(ppo.policy, obs, mask, None, ppo.critic, state)
-        assert torch.allclose(values, ppo.buf_values.view(-1)[rows], atol=1e-6)
-        if game == "common_cause":  # the partner's hand, hidden from the observation
-            assert state[:, :54].sum() > 0
+    cfg = TrainConfig(trainer="torch", n_envs=3, n_steps=40, rollout_workers=1, critic="state",
+                      baseline_partner_prob=0.0)  # fmt: skip
+    envs = [SelfPlayEnv(**cfg.selfplay_kwargs()) for _ in range(3)]
+    for i, env in enumerate(envs):
+        env.reset(seed=i)
+    ppo = TorchPPO(cfg, envs, tmp_path)
+    for _ in range(2):
+        ppo.collect_rollout(Monitor())
+    hidden = ppo.buf_state.flatten(0, 1)
+    obs, mask = ppo.buf_obs.flatten(0, 1), ppo.buf_mask.flatten(0, 1)
+    assert hidden.shape[1] == 3 * 54 and hidden[:, :54].sum() > 0  # (a partner may hold 0)
+    with torch.no_grad():
+        _, _, values = legal_logits_and_values(ppo.policy, obs, mask, None, ppo.critic, hidden)
+    assert torch.allclose(values, ppo.buf_values.flatten(), atol=1e-6)
 
 
-def test_a_centralised_critic_needs_the_torch_trainer(tmp_path: Path, capsys):
-    config = smoke_config(tmp_path, trainer="sb3", critic="state")
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"trainer": "sb3"}, "critic: state needs trainer: torch"),
+        ({"trainer": "torch", "game": "dummy_rummy", "game_options": {}}, "dummy_rummy has none"),
+        ({"trainer": "torch", "bc_games": 10}, "(which trains the policy's own) must be 0"),
+    ],
+)
+def test_a_centralised_critic_is_refused_where_it_cannot_work(tmp_path, capsys, overrides,
+                                                               message):  # fmt: skip
+    config = smoke_config(tmp_path, critic="state", **overrides)
     assert main(["train", "--config", str(config)]) == 2
-    assert "config critic: state needs trainer: torch" in capsys.readouterr().err
+    assert message in capsys.readouterr().err
 
 
 def test_gumbel_sampling_is_legal_and_follows_the_softmax():

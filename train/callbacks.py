@@ -114,7 +114,7 @@ class TrainingMonitor:
                     self.truncated += info["result"] == "truncated"
         steps = int(self.model.num_timesteps)
         self.bar.update(self.task, completed=steps)
-        # (none in the run's last rollout: the trainer evaluates after its last update)
+        # (none once total_steps is reached: the trainer evaluates after the last update)
         if self.cfg.total_steps > steps >= self.next_eval:
             self.next_eval += self.cfg.eval_interval
             entry = self.trainer.evaluate_now(self.cfg.eval_games)

@@ -107,8 +107,10 @@ class TrainConfig:
     """What the value function reads: seat (the policy's own value layers, on the seat's
     observation) or state (torch trainer only; a centralised critic, as MAPPO's: value
     layers on the policy's first-layer features and what the seat does not see, e.g. the
-    partner's hand and the stock in draw order; training only, never in play: checkpoints
-    keep it for --resume, exports drop it)."""
+    partner's hand and the stock in draw order; games with ``encode_hidden`` only: Common
+    Cause; training only, never in play: checkpoints keep it for --resume, exports drop it;
+    their policies' own value layers stay untrained, so init_from one into a seat-critic
+    run starts that run's values afresh)."""
     baseline_partner_prob: float = 0.2
     """Share of self-play games where the game's baseline plays ``baseline_seats`` seats: in
     Common Cause the partner (keeps the agent a good partner for unfamiliar players), in a
@@ -235,8 +237,17 @@ class TrainConfig:
                              "(it seats no baseline yet)")  # fmt: skip
         if self.critic not in ("seat", "state"):
             raise ValueError(f"config critic must be seat or state, got {self.critic!r}")
-        if self.critic == "state" and self.trainer != "torch":
-            raise ValueError("config critic: state needs trainer: torch")
+        if self.critic == "state":
+            if self.trainer != "torch":
+                raise ValueError("config critic: state needs trainer: torch")
+            if self.game_record().encode_hidden is None:
+                raise ValueError(f"config critic: state needs a game that encodes what a seat "
+                                 f"does not see (encode_hidden); {self.game} has none")  # fmt: skip
+            if self.bc_games:
+                raise ValueError(
+                    "config critic: state starts its value layers untrained, so bc_games "
+                    "(which trains the policy's own) must be 0"
+                )
         if self.vec_env not in ("subproc", "dummy"):
             raise ValueError(f"config vec_env must be subproc or dummy, got {self.vec_env!r}")
         if self.activation not in ("tanh", "relu"):

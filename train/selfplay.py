@@ -81,7 +81,7 @@ class SelfPlayEnv(gymnasium.Env):
                 f"for {self.num_seats} seats, got {baseline_seats}"
             )
         size, n_actions = self.game.observation_size, self.game.num_actions
-        self.state_size = self.game.hidden_size or self.game.state_size  # critic_state's
+        self.state_size = self.game.hidden_size  # critic_state's (0: the game has none)
         self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (size,), np.float32)
         self.action_space = gymnasium.spaces.Discrete(n_actions)
         self.baseline_partner_prob = baseline_partner_prob
@@ -175,13 +175,11 @@ class SelfPlayEnv(gymnasium.Env):
         return self._observe(), 0.0, False, False, {"seat": state.current}
 
     def critic_state(self) -> np.ndarray:
-        """A centralised critic's input beside the decision's observation, in training only
-        (never the policy's): what that seat's observation hides (the game's
-        ``encode_hidden``) or, for a game without one, its full state."""
-        state, game = self.aec.game, self.game
-        if game.encode_hidden is None:
-            return game.encode_state(state)
-        return game.encode_hidden(state, state.current)
+        """What the deciding seat does not see (the game's ``encode_hidden``): a centralised
+        critic's input beside that seat's observation, in training only, never the
+        policy's."""
+        state = self.aec.game
+        return self.game.encode_hidden(state, state.current)
 
     def action_masks(self) -> np.ndarray:
         """The legal moves of the decision at hand (all False once the game is over); a
