@@ -232,7 +232,7 @@ def test_a_centralised_critic_values_what_the_seat_does_not_see(tmp_path: Path):
     ppo = TorchPPO(cfg, envs, tmp_path)
     for _ in range(2):
         ppo.collect_rollout(Monitor())
-    hidden = ppo.buf_state.flatten(0, 1)
+    hidden = ppo.buf_hidden.flatten(0, 1)
     obs, mask = ppo.buf_obs.flatten(0, 1), ppo.buf_mask.flatten(0, 1)
     assert hidden.shape[1] == 3 * 54 and hidden[:, :54].sum() > 0  # (a partner may hold 0)
     with torch.no_grad():

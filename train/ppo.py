@@ -23,7 +23,7 @@ into those rows and trained on in the next one, once its reward and next value a
 
 Centralised critic (``critic: state``, as MAPPO's): the values come from value layers
 (``build_critic``) on the policy's first-layer features and what the deciding seat does not
-see (``SelfPlayEnv.critic_state``: Common Cause's partner hand, stock in draw order and
+see (``SelfPlayEnv.hidden_cards``: Common Cause's partner hand, stock in draw order and
 put-aside cards), stored beside the observation in the buffer; they are trained with the
 policy (one Adam, the same value loss, shared with the workers like the rest) and replace
 the policy's own value layers, which stay untrained.
@@ -241,10 +241,10 @@ class TorchPPO:
             cfg.features_dim, cfg.net_arch, cfg.activation, obs_size, n_actions
         )
         # critic: state: value layers on the first layer's features and the hidden cards
-        self.state_size = int(envs[0].state_size) if cfg.critic == "state" else 0
+        self.hidden_size = int(envs[0].hidden_size) if cfg.critic == "state" else 0
         self.critic = (
-            build_critic(cfg.features_dim + self.state_size, cfg.net_arch, cfg.activation)
-            if self.state_size
+            build_critic(cfg.features_dim + self.hidden_size, cfg.net_arch, cfg.activation)
+            if self.hidden_size
             else None
         )
         self.params = list(self.policy.parameters())  # what the update trains
@@ -279,12 +279,12 @@ class TorchPPO:
         self.row0 = int(envs[0].num_seats) if self.per_seat else 0
         self.rows = rows = self.row0 + t
         self._obs = zeros((n, obs_size)).numpy()  # the envs' current decisions
-        self._state = zeros((n, self.state_size)).numpy()  # (critic: state; else empty)
+        self._hidden = zeros((n, self.hidden_size)).numpy()  # (critic: state; else empty)
         self._mask = zeros((n, n_actions), torch.bool).numpy()
         self._started = False
         # the rollout buffer, (steps, envs, ...)
         self.buf_obs = zeros((rows, n, obs_size))
-        self.buf_state = zeros((rows, n, self.state_size))
+        self.buf_hidden = zeros((rows, n, self.hidden_size))
         self.buf_mask = zeros((rows, n, n_actions), torch.bool)
         self.buf_actions = zeros((rows, n), torch.long)
         self.buf_log_probs = zeros((rows, n))
@@ -342,7 +342,7 @@ class TorchPPO:
             self._obs[i] = obs
             self._mask[i] = env.action_masks()
             if self.critic is not None:
-                self._state[i] = env.critic_state()
+                self._hidden[i] = env.hidden_cards()
         self.pending[:] = -1
         self.buf_used[:] = False
         self._started = True
@@ -393,7 +393,7 @@ class TorchPPO:
         else:
             with torch.no_grad():
                 _, _, last_values = legal_logits_and_values(
-                    policy, obs_t, mask_t, critic=self.critic, hidden=torch.from_numpy(self._state)
+                    policy, obs_t, mask_t, critic=self.critic, hidden=torch.from_numpy(self._hidden)
                 )
             adv, ret = compute_gae(
                 self.buf_rewards, self.buf_values, self.buf_dones, last_values,
@@ -413,8 +413,8 @@ class TorchPPO:
         per_seat, row0 = self.per_seat, self.row0
         obs_np, mask_np = self._obs[lo:hi], self._mask[lo:hi]  # views, refilled in place
         obs_t, mask_t = torch.from_numpy(obs_np), torch.from_numpy(mask_np)
-        critic, state_np = self.critic, self._state[lo:hi]
-        state_t = torch.from_numpy(state_np)
+        critic, hidden_np = self.critic, self._hidden[lo:hi]
+        hidden_t = torch.from_numpy(hidden_np)
         rewards = np.zeros(hi - lo, dtype=np.float32)
         dones = np.zeros(hi - lo, dtype=bool)
         events: list[list[tuple[int, dict]]] = []
@@ -423,10 +423,10 @@ class TorchPPO:
             self.buf_obs[row, lo:hi] = obs_t
             self.buf_mask[row, lo:hi] = mask_t
             if critic is not None:
-                self.buf_state[row, lo:hi] = state_t
+                self.buf_hidden[row, lo:hi] = hidden_t
             with torch.no_grad():
                 columns, logits, values = legal_logits_and_values(
-                    policy, obs_t, mask_t, legal_columns(mask_np), critic, state_t
+                    policy, obs_t, mask_t, legal_columns(mask_np), critic, hidden_t
                 )
                 choice = sample_masked(logits, mask_t[:, columns], self.generator)
                 log_probs = logits.gather(1, choice[:, None])[:, 0] - logits.logsumexp(dim=1)
@@ -451,7 +451,7 @@ class TorchPPO:
                 obs_np[k] = obs
                 mask_np[k] = env.action_masks()
                 if critic is not None:
-                    state_np[k] = env.critic_state()
+                    hidden_np[k] = env.hidden_cards()
             env_seconds += time.perf_counter() - env_started
             self.buf_rewards[row, lo:hi] = torch.from_numpy(rewards)
             self.buf_dones[row, lo:hi] = torch.from_numpy(dones)
@@ -506,7 +506,7 @@ class TorchPPO:
         for i, s in zip(*np.nonzero(self.pending >= 0), strict=True):
             p = int(self.pending[i, s])
             if p != s:  # (p == s: carried before and still waiting)
-                for buf in (self.buf_obs, self.buf_state, self.buf_mask, self.buf_actions,
+                for buf in (self.buf_obs, self.buf_hidden, self.buf_mask, self.buf_actions,
                             self.buf_log_probs, self.buf_values):  # fmt: skip
                     buf[s, i] = buf[p, i]
                 self.seat_rewards[s, i] = self.seat_rewards[p, i]
@@ -622,7 +622,7 @@ class TorchPPO:
         cfg, policy = self.config, self.policy
         obs = self.buf_obs.view(-1, self.obs_size)[idx]
         mask = self.buf_mask.view(-1, self.n_actions)[idx]
-        hidden = self.buf_state.flatten(0, 1)[idx]  # (rows, 0) without a critic
+        hidden = self.buf_hidden.flatten(0, 1)[idx]  # (rows, 0) without a critic
         columns, logits, values = legal_logits_and_values(
             policy, obs, mask, critic=self.critic, hidden=hidden
         )

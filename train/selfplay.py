@@ -81,7 +81,7 @@ class SelfPlayEnv(gymnasium.Env):
                 f"for {self.num_seats} seats, got {baseline_seats}"
             )
         size, n_actions = self.game.observation_size, self.game.num_actions
-        self.state_size = self.game.hidden_size  # critic_state's (0: the game has none)
+        self.hidden_size = self.game.hidden_size  # hidden_cards() size (0: the game has none)
         self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (size,), np.float32)
         self.action_space = gymnasium.spaces.Discrete(n_actions)
         self.baseline_partner_prob = baseline_partner_prob
@@ -174,7 +174,7 @@ class SelfPlayEnv(gymnasium.Env):
             }  # fmt: skip
         return self._observe(), 0.0, False, False, {"seat": state.current}
 
-    def critic_state(self) -> np.ndarray:
+    def hidden_cards(self) -> np.ndarray:
         """What the deciding seat does not see (the game's ``encode_hidden``): a centralised
         critic's input beside that seat's observation, in training only, never the
         policy's."""
