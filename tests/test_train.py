@@ -554,3 +554,24 @@ def test_sigterm_saves_a_resumable_checkpoint(tmp_path: Path):
     assert "resume with: commoncause train --resume" in output
     saved = load_checkpoint(tmp_path / "runs" / "stop" / "checkpoints" / "last.pt")
     assert saved["num_timesteps"] >= 256
+
+
+def test_a_stop_signal_waits_for_a_safe_point_and_a_second_one_does_not():
+    import signal
+
+    from commoncause.train import signals
+
+    previous = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    try:
+        signals.install()
+        signals.stop_if_requested()  # nothing asked yet
+        signal.raise_signal(signal.SIGTERM)  # recorded, not raised here
+        with pytest.raises(KeyboardInterrupt, match="signal 15"):
+            signals.stop_if_requested()
+        with pytest.raises(KeyboardInterrupt, match="twice"):
+            signal.raise_signal(signal.SIGINT)
+        signals.install()  # a new run forgets the old request
+        signals.stop_if_requested()
+    finally:
+        signal.signal(signal.SIGTERM, previous[0])
+        signal.signal(signal.SIGINT, previous[1])

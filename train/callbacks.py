@@ -20,6 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from stable_baselines3.common.callbacks import BaseCallback
 
 from .bc import behaviour_clone
+from .signals import stop_if_requested
 
 
 class TrainingMonitor:
@@ -59,6 +60,7 @@ class TrainingMonitor:
         task = self.bar.add_task("cloning the baseline", total=cfg.bc_games, speed="", status="")
 
         def progress(done: int, metrics: dict) -> None:
+            stop_if_requested()
             self.bar.update(task, completed=done, status=f"agreement {metrics['bc/accuracy']:.1%}")
 
         metrics = behaviour_clone(
@@ -98,6 +100,7 @@ class TrainingMonitor:
 
     def on_step(self, infos: Sequence[dict], dones: Sequence[bool]) -> None:
         """After one step of every env (``num_timesteps`` already counts it)."""
+        stop_if_requested()
         for info, done in zip(infos, dones, strict=True):
             if done and "result" in info:
                 self.games.append(
@@ -126,6 +129,7 @@ class TrainingMonitor:
 
     def on_rollout_end(self) -> None:
         """After each rollout, before its update: speed and game statistics (recorded)."""
+        stop_if_requested()
         logger = self.model.logger
         now, steps = time.perf_counter(), int(self.model.num_timesteps)
         start, start_steps = self.window_start

@@ -35,25 +35,10 @@ from pathlib import Path
 from commoncause.agents.evaluate import EvalReport, evaluate
 from commoncause.agents.trained import FORMAT, load_checkpoint
 
+from . import signals
 from .config import TrainConfig, config_from_dict
 
 BASELINE_TEAM = ("baseline", "baseline")
-
-
-def _interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
-def _stop_on_signals() -> None:
-    """Ctrl-C and ``kill`` (SIGTERM) both stop a run through KeyboardInterrupt, so it saves
-    ``last.pt`` first, also when started in the background (where SIGINT starts ignored)."""
-    import signal
-    import threading
-
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, _interrupt)
-        signal.signal(signal.SIGTERM, _interrupt)
-
 
 TRAINERS = {"torch": "commoncause.train.ppo", "sb3": "commoncause.train.sb3",
             "rllib": "commoncause.train.rllib"}  # fmt: skip
@@ -376,7 +361,7 @@ class Trainer:
         self.model = self._make_model()
         self._clock = (time.perf_counter(), self.state.seconds)
         monitor = TrainingMonitor(self)
-        _stop_on_signals()
+        signals.install()
         try:
             if self.resume_data is not None:
                 self.model.policy.load_state_dict(self.resume_data["policy"])
