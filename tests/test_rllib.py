@@ -42,6 +42,7 @@ def ray_down(monkeypatch):
     from commoncause.train import rllib
 
     private = tempfile.mkdtemp(prefix="cct-")  # short: Ray's socket paths are capped
+
     def mkdtemp(prefix: str) -> str:
         return tempfile.mkdtemp(prefix=prefix, dir=private)
 

@@ -32,7 +32,7 @@ PREFIX = "policy."
 def to_policy_state(module_state: dict) -> dict:
     """A module's weights (RLlib's ``get_state``, tensors or arrays) as checkpoint weights."""
     return {
-        key[len(PREFIX):]: torch.as_tensor(value)
+        key[len(PREFIX) :]: torch.as_tensor(value)
         for key, value in module_state.items()
         if key.startswith(PREFIX)
     }
