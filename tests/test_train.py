@@ -199,8 +199,10 @@ def test_a_centralised_critic_run_resumes_with_its_critic_and_exports_without_it
     assert main(["train", "--config", str(config), "--run-name", "c"]) == 0
     last = tmp_path / "runs" / "c" / "checkpoints" / "last.pt"
     first = load_checkpoint(last)
-    # the first layer's features and what the seat does not see (partner, stock, aside)
-    assert first["critic"]["0.weight"].shape[1] == first["features_dim"] + 3 * 54
+    # its own network on the observation and what the seat does not see (partner, stock,
+    # aside), of critic_net_arch's sizes
+    obs_size = first["policy"]["features_extractor.net.0.weight"].shape[1]
+    assert first["critic"]["0.weight"].shape == (64, obs_size + 3 * 54)
     # (768: the rate decays to 0 at the last update, so a resumed leg of one rollout is flat)
     assert main(["train", "--resume", str(last), "--total-steps", "768"]) == 0
     resumed = load_checkpoint(last)
@@ -214,8 +216,8 @@ def test_a_centralised_critic_run_resumes_with_its_critic_and_exports_without_it
 
 
 def test_a_centralised_critic_values_what_the_seat_does_not_see(tmp_path: Path):
-    """critic: state: a rollout's values are the critic's on the stored observation's
-    features and what the deciding seat does not see (the partner's hand among it)."""
+    """critic: state: a rollout's values are the critic's on the stored observation and
+    what the deciding seat does not see (the partner's hand among it)."""
     from commoncause.train.config import TrainConfig
     from commoncause.train.ppo import TorchPPO, legal_logits_and_values
     from commoncause.train.selfplay import SelfPlayEnv
@@ -433,7 +435,7 @@ def test_a_failing_rollout_worker_is_named_with_its_error(tmp_path: Path):
     with pytest.raises(RuntimeError, match="rollout worker 1 failed") as info:
         ppo.collect_rollout(Monitor())
     assert "the table fell over" in str(info.value)
-    (process, _), = ppo.workers
+    ((process, _),) = ppo.workers
     ppo.close_workers()
     assert not process.is_alive() and not ppo.workers
 

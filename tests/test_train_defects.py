@@ -68,6 +68,13 @@ def test_game_options_carry_every_rules_option_and_old_keys_still_load():
         config_from_dict({"level": "easy", "game_options": {"level": "hard"}})
 
 
+@pytest.mark.parametrize("name", ["net_arch", "critic_net_arch"])
+@pytest.mark.parametrize("sizes", [[], [64, 0], [64.5]])
+def test_layer_sizes_are_checked(name: str, sizes: list):
+    with pytest.raises(ValueError, match=f"config {name} must be a list of layer sizes"):
+        config_from_dict({name: sizes})
+
+
 def test_shipped_configs_load_and_normal_is_the_same_game():
     for path in sorted((ROOT / "configs").glob("*.yaml")):
         data = yaml.safe_load(path.read_text())

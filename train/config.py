@@ -105,12 +105,14 @@ class TrainConfig:
     """Stop an update early past this KL from the rollout policy (None: never)."""
     critic: str = "seat"
     """What the value function reads: seat (the policy's own value layers, on the seat's
-    observation) or state (torch trainer only; a centralised critic, as MAPPO's: value
-    layers on the policy's first-layer features and what the seat does not see, e.g. the
-    partner's hand and the stock in draw order; games with ``encode_hidden`` only: Common
-    Cause; training only, never in play: checkpoints keep it for --resume, exports drop it;
-    their policies' own value layers stay untrained, so init_from one into a seat-critic
-    run starts that run's values afresh)."""
+    observation) or state (torch trainer only; a centralised critic, as MAPPO's: its own
+    network, ``critic_net_arch``, on the seat's observation and what the seat does not see,
+    e.g. the partner's hand and the stock in draw order; games with ``encode_hidden`` only:
+    Common Cause; training only, never in play: checkpoints keep it for --resume, exports
+    drop it; their policies' own value layers stay untrained, so init_from one into a
+    seat-critic run starts that run's values afresh)."""
+    critic_net_arch: list[int] = field(default_factory=lambda: [64])
+    """Hidden layer sizes of the centralised critic (critic: state)."""
     baseline_partner_prob: float = 0.2
     """Share of self-play games where the game's baseline plays ``baseline_seats`` seats: in
     Common Cause the partner (keeps the agent a good partner for unfamiliar players), in a
@@ -252,8 +254,10 @@ class TrainConfig:
             raise ValueError(f"config vec_env must be subproc or dummy, got {self.vec_env!r}")
         if self.activation not in ("tanh", "relu"):
             raise ValueError(f"config activation must be tanh or relu, got {self.activation!r}")
-        if not self.net_arch or any(not isinstance(n, int) or n < 1 for n in self.net_arch):
-            raise ValueError(f"config net_arch must be a list of layer sizes, got {self.net_arch}")
+        for name in ("net_arch", "critic_net_arch"):
+            sizes = getattr(self, name)
+            if not sizes or any(not isinstance(n, int) or n < 1 for n in sizes):
+                raise ValueError(f"config {name} must be a list of layer sizes, got {sizes}")
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

@@ -21,12 +21,13 @@ rollout, still waiting for its next decision, is not trained on in that rollout 
 into those rows and trained on in the next one, once its reward and next value are known
 (its old log-probability is that of the policy that chose it, as PPO's ratio wants).
 
-Centralised critic (``critic: state``, as MAPPO's): the values come from value layers
-(``build_critic``) on the policy's first-layer features and what the deciding seat does not
-see (``SelfPlayEnv.hidden_cards``: Common Cause's partner hand, stock in draw order and
-put-aside cards), stored beside the observation in the buffer; they are trained with the
-policy (one Adam, the same value loss, shared with the workers like the rest) and replace
-the policy's own value layers, which stay untrained.
+Centralised critic (``critic: state``, as MAPPO's): the values come from a network of their
+own (``build_critic``, ``critic_net_arch``) on the seat's observation and what the deciding
+seat does not see (``SelfPlayEnv.hidden_cards``: Common Cause's partner hand, stock in draw
+order and put-aside cards), stored beside the observation in the buffer; it is trained with
+the policy (one Adam, the same value loss, shared with the workers like the rest) and
+replaces the policy's own value layers, which stay untrained; the value loss no longer
+reaches the policy's layers.
 The policy still sees only its seat's view: play, evaluation and exports never use the
 critic (checkpoints keep it for ``--resume``).
 
@@ -171,8 +172,8 @@ def legal_logits_and_values(
     included) are the same, at a fraction of the cost (a batch of 512 decisions has ~700 of
     the 4445 moves legal somewhere). ``columns`` may be given when the caller has them (the
     rollout computes them with numpy, ~20x faster than ``torch.any`` over a boolean dim).
-    With a centralised ``critic`` (``build_critic``) the values are its, on the first
-    layer's features and ``hidden`` (what each row's seat does not see)."""
+    With a centralised ``critic`` (``build_critic``) the values are its, on ``obs`` and
+    ``hidden`` (what each row's seat does not see)."""
     if columns is None:
         on_cpu = mask.device.type == "cpu"
         columns = legal_columns(mask.numpy()) if on_cpu else mask.any(dim=0).nonzero()[:, 0]
@@ -182,7 +183,7 @@ def legal_logits_and_values(
         values = policy.value_net(latent_vf).flatten()
     else:
         latent_pi = policy.mlp_extractor.forward_actor(features)
-        values = critic(torch.cat((features, hidden), dim=1)).flatten()
+        values = critic(torch.cat((obs, hidden), dim=1)).flatten()
     head = policy.action_net
     logits = F.linear(latent_pi, head.weight[columns], head.bias[columns])
     logits = logits.masked_fill(~mask[:, columns], ILLEGAL_LOGIT)
@@ -195,10 +196,10 @@ def legal_columns(mask: np.ndarray) -> torch.Tensor:
 
 
 def build_critic(in_size: int, net_arch: list[int], activation: str) -> torch.nn.Sequential:
-    """A centralised critic's value layers (``net_arch``, then one value) over the policy's
-    first-layer features and what the seat does not see (``in_size`` in all), initialised
-    as SB3 initialises the policy's value layers: orthogonal, gain sqrt(2) in the hidden
-    layers and 1 at the value."""
+    """A centralised critic (``net_arch``, then one value) over the seat's observation and
+    what the seat does not see (``in_size`` in all), initialised as SB3 initialises the
+    policy's value layers: orthogonal, gain sqrt(2) in the hidden layers and 1 at the
+    value."""
     from commoncause.agents.networks import ACTIVATIONS
 
     sizes = [in_size, *net_arch]
@@ -240,10 +241,10 @@ class TorchPPO:
         self.policy = build_policy(
             cfg.features_dim, cfg.net_arch, cfg.activation, obs_size, n_actions
         )
-        # critic: state: value layers on the first layer's features and the hidden cards
+        # critic: state: a network of its own on the observation and the hidden cards
         self.hidden_size = int(envs[0].hidden_size) if cfg.critic == "state" else 0
         self.critic = (
-            build_critic(cfg.features_dim + self.hidden_size, cfg.net_arch, cfg.activation)
+            build_critic(obs_size + self.hidden_size, cfg.critic_net_arch, cfg.activation)
             if self.hidden_size
             else None
         )
