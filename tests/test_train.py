@@ -247,7 +247,7 @@ def test_a_centralised_critic_values_what_the_seat_does_not_see(tmp_path: Path):
     [
         ({"trainer": "sb3"}, "critic: state needs trainer: torch"),
         ({"trainer": "torch", "game": "dummy_rummy", "game_options": {}}, "dummy_rummy has none"),
-        ({"trainer": "torch", "bc_games": 10}, "(which trains the policy's own) must be 0"),
+        ({"trainer": "torch", "bc_games": 10}, "trains the policy's value layers) must be 0"),
     ],
 )
 def test_a_centralised_critic_is_refused_where_it_cannot_work(tmp_path, capsys, overrides,
@@ -403,8 +403,14 @@ def test_an_update_shared_with_the_worker_equals_one_process_alone(tmp_path: Pat
     finally:
         ppo.close_workers()
     alone = [p.detach() for p in ppo.params]
-    # the critic's 2 layers replace the policy's value layers (2)
-    assert len(alone) == len(list(ppo.policy.parameters()))
+    # the critic's parameters replace those of the policy's value layers
+    own_values = [n for n, _ in ppo.policy.named_parameters() if "value_net" in n]
+    policy_size = len(list(ppo.policy.parameters()))
+    if critic == "state":
+        critic_size = len(list(ppo.critic.parameters()))
+        assert len(alone) == policy_size - len(own_values) + critic_size
+    else:
+        assert len(alone) == policy_size
     assert any(not torch.equal(a, a0) for a, a0 in zip(alone, start, strict=True))
     if critic == "state":  # the critic learned too
         assert not torch.equal(alone[-1], start[-1])
@@ -525,12 +531,21 @@ def test_export_ships_weights_only_with_card_and_curve(trained_run: Path, tmp_pa
         assert PolicyAgent(out / "best.pt").act(view) == PolicyAgent(best).act(view)
 
 
-def test_sigterm_saves_a_resumable_checkpoint(tmp_path: Path):
+@pytest.mark.parametrize(
+    ("overrides", "group_sigint"),
+    [({"trainer": "torch"}, False), ({"trainer": "sb3", "vec_env": "subproc"}, True)],
+    ids=["sigterm-torch", "ctrl-c-to-the-group-sb3-subproc"],
+)
+def test_a_stop_signal_saves_a_resumable_checkpoint(tmp_path: Path, overrides, group_sigint):
+    """kill (SIGTERM to the trainer), or Ctrl-C (SIGINT to the whole process group, forked
+    env workers included): the run stops, saves last.pt and exits 130."""
+    import os
+    import signal
     import subprocess
     import sys
     import time
 
-    config = smoke_config(tmp_path, trainer="torch", total_steps=10**8, bc_games=0)
+    config = smoke_config(tmp_path, total_steps=10**8, bc_games=0, **overrides)
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -544,13 +559,17 @@ def test_sigterm_saves_a_resumable_checkpoint(tmp_path: Path):
         ],  # fmt: skip
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own process group, as a terminal's job
     )
     last = tmp_path / "runs" / "stop" / "checkpoints" / "step_256.pt"
     deadline = time.time() + 120
     while not last.exists() and time.time() < deadline and proc.poll() is None:
         time.sleep(0.5)
     assert last.exists(), proc.communicate()[0].decode()[-2000:]
-    proc.terminate()  # SIGTERM
+    if group_sigint:
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        proc.terminate()  # SIGTERM
     output = proc.communicate(timeout=60)[0].decode()
     assert proc.returncode == 130, output[-2000:]
     assert "resume with: commoncause train --resume" in output
@@ -563,17 +582,51 @@ def test_a_stop_signal_waits_for_a_safe_point_and_a_second_one_does_not():
 
     from commoncause.train import signals
 
-    previous = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    previous = signals.install()
     try:
-        signals.install()
         signals.stop_if_requested()  # nothing asked yet
         signal.raise_signal(signal.SIGTERM)  # recorded, not raised here
         with pytest.raises(KeyboardInterrupt, match="signal 15"):
             signals.stop_if_requested()
         with pytest.raises(KeyboardInterrupt, match="twice"):
             signal.raise_signal(signal.SIGINT)
+        signals.install(forget=False)  # installed again (after Ray's): the request stays
+        with pytest.raises(KeyboardInterrupt, match="signal 15"):
+            signals.stop_if_requested()
         signals.install()  # a new run forgets the old request
         signals.stop_if_requested()
     finally:
-        signal.signal(signal.SIGTERM, previous[0])
-        signal.signal(signal.SIGINT, previous[1])
+        signals.restore(previous)
+    assert signal.getsignal(signal.SIGTERM) is previous[signal.SIGTERM]
+
+
+def test_a_stop_in_the_final_comparison_saves_and_resumes(tmp_path: Path, monkeypatch, capsys):
+    """A stop request after the last update ends the final comparison at its next chunk:
+    exit 130, last.pt holds the whole run (its evaluations too), and --resume does only the
+    comparison. The run's signal handlers are put back after it either way."""
+    import signal
+
+    from commoncause.train import signals
+    from commoncause.train.trainer import Trainer
+
+    compare = Trainer.final_comparison
+
+    def stopped_comparison(self) -> dict:
+        signals._request_stop(signal.SIGTERM, None)  # as the handler does
+        return compare(self)
+
+    before = signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(Trainer, "final_comparison", stopped_comparison)
+    config = smoke_config(tmp_path, trainer="torch", total_steps=256, bc_games=0,
+                          rollout_workers=1)  # fmt: skip
+    assert main(["train", "--config", str(config), "--run-name", "s"]) == 130
+    assert "interrupted in the final comparison; resume with" in capsys.readouterr().out
+    assert signal.getsignal(signal.SIGTERM) is before
+    last = tmp_path / "runs" / "s" / "checkpoints" / "last.pt"
+    saved = load_checkpoint(last)
+    assert saved["num_timesteps"] >= 256 and saved["evaluations"][-1]["step"] >= 256
+    monkeypatch.setattr(Trainer, "final_comparison", compare)
+    assert main(["train", "--resume", str(last)]) == 0
+    card = json.loads(last.with_suffix(".json").read_text())
+    assert card["steps"] == saved["num_timesteps"]
+    assert set(card["final_comparison"]) == {"trained", "baseline", "trained+baseline"}

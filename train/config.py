@@ -247,8 +247,8 @@ class TrainConfig:
                                  f"does not see (encode_hidden); {self.game} has none")  # fmt: skip
             if self.bc_games:
                 raise ValueError(
-                    "config critic: state starts its value layers untrained, so bc_games "
-                    "(which trains the policy's own) must be 0"
+                    "config critic: state starts its critic untrained, so bc_games "
+                    "(which trains the policy's value layers) must be 0"
                 )
         if self.vec_env not in ("subproc", "dummy"):
             raise ValueError(f"config vec_env must be subproc or dummy, got {self.vec_env!r}")

@@ -493,8 +493,8 @@ class TorchPPO:
             with contextlib.suppress(OSError):  # (a worker that died: nothing to tell)
                 connection.send("close")
             process.join(timeout=10)
-            if process.is_alive():
-                process.terminate()
+            if process.is_alive():  # (kill: it handles SIGTERM as a stop request)
+                process.kill()
             connection.close()
         self.workers = []
 

@@ -14,10 +14,11 @@ A run lives in ``{out_dir}/{run_name}/``: TensorBoard events (metric groups ``te
 ``game/``, ``bc/``, ``time/`` and SB3's ``train/`` and ``rollout/``), ``checkpoints/``
 (``last.pt``, ``best.pt`` by evaluated win rate, ``step_N.pt``) each with a model card
 (``.json``), and ``curve.png``. ``--resume`` restores weights, optimizer, step count and
-the evaluation history, so schedules continue where they stopped; Ctrl-C saves
-``last.pt`` first. Resuming takes only the checkpoint and ``--total-steps``: the run's
-name, config and seed are the checkpoint's, and an exported policy (no optimizer state)
-cannot be resumed (start a new run from it with ``init_from``).
+the evaluation history, so schedules continue where they stopped; Ctrl-C or
+``kill`` stops a run at its next step and saves ``last.pt`` (a second one stops at once).
+Resuming takes only the checkpoint and ``--total-steps``: the run's name, config and seed
+are the checkpoint's, and an exported policy (no optimizer state) cannot be resumed (start
+a new run from it with ``init_from``).
 """
 
 from __future__ import annotations
@@ -249,10 +250,11 @@ class Trainer:
             return self._evaluate_table(last, games, workers)
         team = (str(last), str(last))
         rules = cfg.game_config()
-        report = evaluate(team, rules, games, cfg.eval_seed, workers, rules.label())
+        stop = signals.stop_if_requested  # (as progress: a stop ends it at the next chunk)
+        report = evaluate(team, rules, games, cfg.eval_seed, workers, rules.label(), stop)
         if self._baseline_eval is None or self._baseline_eval.games != games:
             self._baseline_eval = evaluate(
-                BASELINE_TEAM, rules, games, cfg.eval_seed, workers, rules.label()
+                BASELINE_TEAM, rules, games, cfg.eval_seed, workers, rules.label(), stop
             )
         entry = {
             "step": int(self.model.num_timesteps),
@@ -291,7 +293,8 @@ class Trainer:
         rules = self.config.game_config()
         seats = self.game.num_seats(rules)
         team = (str(checkpoint), *["baseline"] * (seats - 1))
-        report = evaluate_table(team, rules, max(1, games // seats), seed, workers, self.game.name)
+        report = evaluate_table(team, rules, max(1, games // seats), seed, workers,
+                                self.game.name, signals.stop_if_requested)  # fmt: skip
         trained = report.members[0]
         return {
             "step": int(self.model.num_timesteps),
@@ -346,7 +349,9 @@ class Trainer:
         }
         rules = cfg.game_config()
         results = {
-            name: report_summary(evaluate(team, rules, games, seed, 2, rules.label()))
+            name: report_summary(
+                evaluate(team, rules, games, seed, 2, rules.label(), signals.stop_if_requested)
+            )
             for name, team in teams.items()
         }
         self.state.final = results
@@ -354,14 +359,24 @@ class Trainer:
 
     # ------------------------------------------------------------------------------
     def run(self) -> dict:
+        """Train, then compare (``final_comparison``), model card and curve. Ctrl-C or
+        SIGTERM stops it at the next step or evaluation chunk, saving ``last.pt`` to
+        ``--resume`` from (``train/signals.py``); its signal handlers are put back after."""
+        previous = signals.install()  # (before the envs: forked env workers inherit them)
+        try:
+            return self._run()
+        finally:
+            signals.restore(previous)
+
+    def _run(self) -> dict:
         from .callbacks import TrainingMonitor
 
         cfg = self.config
         self.env = self._make_env()
         self.model = self._make_model()
+        signals.install(forget=False)  # again: ray.init replaces SIGTERM's handler
         self._clock = (time.perf_counter(), self.state.seconds)
         monitor = TrainingMonitor(self)
-        signals.install()
         try:
             if self.resume_data is not None:
                 self.model.policy.load_state_dict(self.resume_data["policy"])
@@ -394,10 +409,16 @@ class Trainer:
             self._close_env()
         self._tick()
         self._clock = None  # training is over: the final comparison is not training time
+        last = self.save(self.checkpoints / "last.pt")  # (every evaluation in it)
         if not (self.checkpoints / "best.pt").exists():
-            shutil.copy(self.checkpoints / "last.pt", self.checkpoints / "best.pt")
-        final = self.final_comparison()
-        self.save(self.checkpoints / "last.pt")
+            shutil.copy(last, self.checkpoints / "best.pt")
+        try:
+            final = self.final_comparison()
+        except KeyboardInterrupt:
+            self.say(f"interrupted in the final comparison; resume with: commoncause train "
+                     f"--resume {last}")  # fmt: skip
+            raise
+        self.save(last)
         best = self.checkpoints / "best.pt"
         best_data = load_checkpoint(best)
         card = self.model_card(best_data["num_timesteps"]) | {
