@@ -595,9 +595,11 @@ def test_a_stop_signal_waits_for_a_safe_point_and_a_second_one_does_not():
             signals.stop_if_requested()
         signals.install()  # a new run forgets the old request
         signals.stop_if_requested()
+        signal.raise_signal(signal.SIGTERM)
     finally:
         signals.restore(previous)
     assert signal.getsignal(signal.SIGTERM) is previous[signal.SIGTERM]
+    signals.stop_if_requested()  # the request ended with the run
 
 
 def test_a_stop_in_the_final_comparison_saves_and_resumes(tmp_path: Path, monkeypatch, capsys):

@@ -42,7 +42,10 @@ def install(forget: bool = True) -> dict:
 
 
 def restore(handlers: dict) -> None:
-    """Put back the handlers ``install`` returned."""
+    """Put back the handlers ``install`` returned, and forget a request (the run it was for
+    is over: later evaluations in this process must not stop for it)."""
+    global _requested
+    _requested = None
     for signum, handler in handlers.items():
         signal.signal(signum, handler)
 
