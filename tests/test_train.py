@@ -190,7 +190,9 @@ def test_torch_trainer_resume_continues_the_step_count(tmp_path: Path):
     assert [e["step"] for e in resumed["evaluations"]][-1] == 512
 
 
-def test_a_centralised_critic_run_resumes_with_its_critic_and_exports_without_it(tmp_path):
+def test_a_centralised_critic_run_resumes_with_its_critic_and_exports_without_it(
+    tmp_path, capsys
+):
     """critic: state through the CLI (a rollout worker too): the checkpoint carries the
     critic's weights, --resume restores and trains them on, and an export drops them; the
     policy plays from the seat view alone (PolicyAgent)."""
@@ -211,6 +213,14 @@ def test_a_centralised_critic_run_resumes_with_its_critic_and_exports_without_it
     out = tmp_path / "shipped"
     assert main(["export", str(last), "--out", str(out)]) == 0
     assert "critic" not in load_checkpoint(out / "best.pt")
+    # a critic of another shape (the first version's, on the policy's 256 features): one line
+    odd = tmp_path / "odd.pt"
+    torch.save(resumed | {"critic": {"0.weight": torch.zeros(128, 256 + 162),
+                                     "0.bias": torch.zeros(128)}}, odd)  # fmt: skip
+    capsys.readouterr()
+    assert main(["train", "--resume", str(odd), "--total-steps", "1024"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "does not fit this version's critic: state" in err and len(err.splitlines()) == 1
     for view in random_views(5, seed=3):
         assert PolicyAgent(out / "best.pt").act(view) in view.legal_actions()
 

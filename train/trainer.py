@@ -381,7 +381,7 @@ class Trainer:
             if self.resume_data is not None:
                 self.model.policy.load_state_dict(self.resume_data["policy"])
                 if "critic" in self.resume_data:
-                    self.model.critic.load_state_dict(self.resume_data["critic"])
+                    self._load_critic(self.resume_data["critic"])
                 self.model.policy.optimizer.load_state_dict(self.resume_data["optimizer"])
                 self.model.num_timesteps = int(self.resume_data["num_timesteps"])
                 self.say(f"resuming {self.state.run_name} at step {self.model.num_timesteps:,}")
@@ -431,6 +431,18 @@ class Trainer:
 
         plot_training_curve(self.state.evaluations, self.run_dir / "curve.png", self.state.run_name)
         return final
+
+    def _load_critic(self, weights: dict) -> None:
+        try:
+            self.model.critic.load_state_dict(weights)
+        except RuntimeError:  # (torch's message: many lines of sizes)
+            sizes = [tuple(w.shape) for k, w in weights.items() if k.endswith("weight")]
+            raise ValueError(
+                f"the checkpoint's centralised critic (layers {sizes}) does not fit this "
+                f"version's critic: state (critic_net_arch {self.config.critic_net_arch} on "
+                f"the observation and hidden cards): resume it with the version that wrote "
+                f"it, or start a new run from its policy with init_from"
+            ) from None
 
     def _close_env(self) -> None:
         if self.env is not None:
