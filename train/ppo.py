@@ -67,6 +67,7 @@ import contextlib
 import multiprocessing as mp
 import time
 import traceback
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -200,19 +201,15 @@ def build_critic(in_size: int, net_arch: list[int], activation: str) -> torch.nn
     what the seat does not see (``in_size`` in all), initialised as SB3 initialises the
     policy's value layers: orthogonal, gain sqrt(2) in the hidden layers and 1 at the
     value."""
+    from stable_baselines3.common.policies import BasePolicy
+    from stable_baselines3.common.torch_layers import create_mlp
+
     from commoncause.agents.networks import ACTIVATIONS
 
-    sizes = [in_size, *net_arch]
-    layers: list[torch.nn.Module] = []
-    for a, b in zip(sizes[:-1], sizes[1:], strict=True):
-        layers += [torch.nn.Linear(a, b), ACTIVATIONS[activation]()]
-    layers.append(torch.nn.Linear(sizes[-1], 1))
-    for layer in layers:
-        if isinstance(layer, torch.nn.Linear):
-            gain = 1.0 if layer is layers[-1] else np.sqrt(2)
-            torch.nn.init.orthogonal_(layer.weight, gain=gain)
-            torch.nn.init.zeros_(layer.bias)
-    return torch.nn.Sequential(*layers)
+    critic = torch.nn.Sequential(*create_mlp(in_size, 1, net_arch, ACTIVATIONS[activation]))
+    critic[:-1].apply(partial(BasePolicy.init_weights, gain=np.sqrt(2)))
+    BasePolicy.init_weights(critic[-1], gain=1.0)
+    return critic
 
 
 def masked_entropy(logits: torch.Tensor, log_probs: torch.Tensor) -> torch.Tensor:

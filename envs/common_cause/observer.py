@@ -291,13 +291,9 @@ def encode_hidden(state: GameState, player: int) -> np.ndarray:
     _card_plane(0, state.hands[1 - player], ones)
     _card_plane(108, state.aside, ones)
     out[ones] = 1.0
-    n, jokers = len(state.stock), 0
-    for place, c in enumerate(state.stock, start=1):  # (the top of the stock is last)
-        if c < N_STANDARD:
-            out[54 + c] = place / n
-        else:
-            out[54 + N_STANDARD + jokers] = place / n
-            jokers += 1
+    stock: list[int] = []  # (in stock order: the top, drawn next, is last)
+    _card_plane(54, state.stock, stock)
+    out[stock] = np.arange(1, len(stock) + 1) / max(len(stock), 1)
     return out
 
 
