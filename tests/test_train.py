@@ -149,28 +149,6 @@ def test_bad_config_is_rejected_before_training(tmp_path: Path, capsys):
     assert not (tmp_path / "runs").exists()
 
 
-def test_gae_lambda_moves_to_its_end_value_and_is_checked(tmp_path: Path, capsys):
-    """gae_lambda_end: the torch trainer's lambda goes linearly from gae_lambda at step 0
-    to gae_lambda_end at total_steps (logged per update); other trainers refuse it."""
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
-    config = smoke_config(tmp_path, trainer="torch", rollout_workers=1, bc_games=0,
-                          gae_lambda=0.6, gae_lambda_end=1.0, n_steps=64)  # fmt: skip
-    assert main(["train", "--config", str(config), "--run-name", "lam"]) == 0
-    events = EventAccumulator(str(tmp_path / "runs" / "lam"))
-    events.Reload()
-    logged = [(e.step, e.value) for e in events.Scalars("train/gae_lambda")]
-    assert [step for step, _ in logged] == [128, 256, 384, 512]  # 2 envs x 64 steps each
-    for step, value in logged:
-        assert value == pytest.approx(0.6 + 0.4 * step / 512)
-    for bad, message in (
-        ({"trainer": "torch", "gae_lambda_end": 1.5}, "config gae_lambda_end must be in [0, 1]"),
-        ({"trainer": "sb3", "gae_lambda_end": 0.9}, "gae_lambda_end is for trainer torch only"),
-    ):
-        assert main(["train", "--config", str(smoke_config(tmp_path, **bad))]) == 2
-        assert message in capsys.readouterr().err
-
-
 # --- the PyTorch trainer (trainer: torch) ----------------------------------------------
 @pytest.fixture(scope="module")
 def torch_run(tmp_path_factory) -> Path:

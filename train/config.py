@@ -92,11 +92,7 @@ class TrainConfig:
     gamma: float = 1.0
     """Discount (the only reward is the game's result)."""
     gae_lambda: float = 0.95
-    """GAE lambda (at the start, with ``gae_lambda_end``)."""
-    gae_lambda_end: float | None = None
-    """If set, GAE lambda moves linearly from ``gae_lambda`` at step 0 to this at
-    ``total_steps`` (torch trainer only): a low lambda learns faster early (less variance), a
-    high one ends higher (less bias from the value function)."""
+    """GAE lambda."""
     clip_range: float = 0.1
     """PPO clip range."""
     ent_coef: float = 0.01
@@ -231,11 +227,6 @@ class TrainConfig:
                 raise ValueError(f"config {name} must be positive, got {getattr(self, name)}")
         if not 0 < self.gamma <= 1 or not 0 <= self.gae_lambda <= 1:
             raise ValueError("config gamma must be in (0, 1] and gae_lambda in [0, 1]")
-        end = self.gae_lambda_end
-        if end is not None and not 0 <= end <= 1:
-            raise ValueError(f"config gae_lambda_end must be in [0, 1], got {end}")
-        if end is not None and self.trainer != "torch":
-            raise ValueError(f"config gae_lambda_end is for trainer torch only, not {self.trainer}")
         if not 0 <= self.baseline_partner_prob <= 1:
             raise ValueError("config baseline_partner_prob must be in [0, 1]")
         if self.trainer not in ("sb3", "torch", "rllib"):

@@ -316,14 +316,6 @@ class TorchPPO:
             return cfg.learning_rate
         return cfg.learning_rate * max(0.0, 1.0 - self.num_timesteps / cfg.total_steps)
 
-    def gae_lambda(self) -> float:
-        """The config's lambda, moved linearly to ``gae_lambda_end`` over total_steps."""
-        cfg = self.config
-        if cfg.gae_lambda_end is None:
-            return cfg.gae_lambda
-        progress = min(1.0, self.num_timesteps / cfg.total_steps)
-        return cfg.gae_lambda + (cfg.gae_lambda_end - cfg.gae_lambda) * progress
-
     def learn(self, total_steps: int, monitor) -> None:
         """Rollouts and updates until ``num_timesteps`` reaches ``total_steps``."""
         # a resumed run draws other moves than the first leg (its envs deal other games too)
@@ -388,7 +380,7 @@ class TorchPPO:
         if self.per_seat:
             adv, ret = compute_linked_gae(
                 self.seat_rewards, self.buf_values.numpy(), self.buf_next, self.seat_dones,
-                cfg.gamma, self.gae_lambda(),
+                cfg.gamma, cfg.gae_lambda,
             )  # fmt: skip
             self.buf_advantages.copy_(torch.from_numpy(adv))
             self.buf_returns.copy_(torch.from_numpy(ret))
@@ -403,7 +395,7 @@ class TorchPPO:
                 )
             adv, ret = compute_gae(
                 self.buf_rewards, self.buf_values, self.buf_dones, last_values,
-                cfg.gamma, self.gae_lambda(),
+                cfg.gamma, cfg.gae_lambda,
             )  # fmt: skip
             self.buf_advantages.copy_(adv)
             self.buf_returns.copy_(ret)
@@ -606,7 +598,6 @@ class TorchPPO:
         self.timing["update_s"] += seconds
         log = self.logger.record
         log("train/learning_rate", lr)
-        log("train/gae_lambda", self.gae_lambda())
         log("train/entropy_loss", float(np.mean(sums["entropy"])))
         log("train/policy_gradient_loss", float(np.mean(sums["pg"])))
         log("train/value_loss", float(np.mean(sums["value"])))
