@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 	$(PIP) install -e '.[dev]' --config-settings editable_mode=compat
 	touch $(STAMP)
 
-# The main job: self-play PPO from scratch on Normal (8-16 minutes on 2 cores, by machine);
+# The main job: self-play PPO from scratch on Normal (12 minutes on the idle 2-core machine);
 # ends by comparing the trained team with the baseline team on 2,000 paired deals.
 train: $(STAMP)
 	$(VENV)/bin/commoncause train --config configs/normal.yaml

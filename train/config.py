@@ -72,7 +72,7 @@ class TrainConfig:
     """PPO implementation: torch (the lean masked PPO of train/ppo.py), sb3 (sb3-contrib
     MaskablePPO, train/sb3.py) or rllib (Ray RLlib, train/rllib.py; the rllib extra): same
     network, games, hyperparameters and checkpoints; torch runs ~5x the steps/s of sb3."""
-    total_steps: int = 4_000_000
+    total_steps: int = 10_000_000
     """Learner decisions (env steps) of self-play PPO."""
     n_envs: int = 32
     """Parallel self-play games."""
@@ -83,7 +83,7 @@ class TrainConfig:
     """Steps per env per rollout."""
     batch_size: int = 512
     """PPO minibatch size."""
-    n_epochs: int = 2
+    n_epochs: int = 1
     """PPO epochs per rollout."""
     learning_rate: float = 3e-4
     """Adam learning rate of PPO (decays linearly to 0 over total_steps if lr_decay)."""
