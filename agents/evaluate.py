@@ -43,7 +43,7 @@ AGENT_CHOICES = f"{', '.join(AGENT_NAMES[:-1])} or {AGENT_NAMES[-1]}"
 def make_agent(spec: str, game: str = DEFAULT_GAME) -> Agent:
     """An agent from its name: ``baseline`` (the game's own baseline), ``baseline:jokers=hold``,
     ``random``, ``trained`` (the game's shipped checkpoint for its default config),
-    ``search:rollouts=16`` (Common Cause's search on top of a blueprint, ``agents.search``)
+    ``search:rollouts=16`` (search on top of a blueprint, ``agents.search``)
     or a checkpoint path (a policy for this game). Anything else is a
     ValueError that lists the choices."""
     name, _, options = spec.partition(":")
@@ -52,12 +52,9 @@ def make_agent(spec: str, game: str = DEFAULT_GAME) -> Agent:
     if name == "random" and not options:
         return RandomAgent()
     if name == "search":
-        from .search import GAME as SEARCHED
         from .search import SearchAgent, SearchOptions
 
-        if game != SEARCHED.name:
-            raise ValueError(f"the search agent plays {SEARCHED.title} only, not {game}")
-        return SearchAgent(SearchOptions.parse(options))
+        return SearchAgent(SearchOptions.parse(options), game)
     if spec == "trained" or spec.endswith(".pt") or "/" in spec:
         from .trained import PolicyAgent, shipped_checkpoint
 

@@ -1,20 +1,22 @@
-"""Test-time search on top of a blueprint policy, for Common Cause (SPARTA: Lerer, Hu,
-Foerster, Brown, AAAI 2020).
+"""Test-time search on top of a blueprint policy (SPARTA: Lerer, Hu, Foerster, Brown, AAAI
+2020), for any game whose seat view can sample deals (``SeatView.sample_deal``: Common
+Cause, Dummy rummy).
 
 At each decision of its seat with more than one legal move, ``SearchAgent`` samples deals
-consistent with everything its seat view shows (the hidden cards, the partner's hand, the
-stock and the put-aside cards, re-dealt uniformly, keeping in the partner's hand the cards
-whose place there is public), plays every legal move on each sampled deal and then the
-blueprint for both seats to the end of the game, and takes the move that won most often
-over the same deals, but only when it beats the blueprint's own move by more than
-``threshold``: otherwise it plays the blueprint's move. With ``rollouts=0`` it is the
-blueprint. Only its seat view reaches it: ``SeatView.redeal`` builds a sampled game from
-the cards the seat cannot see, which the agent chooses from public information alone.
+consistent with everything its seat view shows (the cards it cannot see re-dealt at random,
+keeping where they are the cards whose place is public), plays each candidate move on each
+sampled deal and then the blueprint for every seat to the end of the game, and takes the
+move that won most often over the same deals, but only when it beats the blueprint's own
+move by more than ``threshold``: otherwise it plays the blueprint's move. With
+``rollouts=0`` it is the blueprint. Only its seat view reaches it: ``sample_deal`` builds a
+sampled game from the cards the seat cannot see, placed from public information alone.
 
-The rollout policy is the blueprint itself: the rule sheet's baseline (a few microseconds a
-move) or a trained policy (``PolicyRollouts``: one network pass per step for all rollouts
-together). ``ceiling_games`` plays the same search given the true deal: a measurement of
-how much of the remaining loss is information, never an agent (it is not a team member).
+A rollout is won when a team game is won, or when the seat ends a competitive game with the
+best return (ties included: in Dummy rummy, going out). The rollout policy is the blueprint
+itself: a game's baseline (microseconds a move) or a trained policy (``PolicyRollouts``:
+one network pass per step for all rollouts together). ``ceiling_games`` plays the same
+search given the true deal of Common Cause: a measurement of how much of the remaining loss
+is information, never an agent (it is not a team member).
 
 Team member: ``search`` or ``search:rollouts=16;blueprint=trained;threshold=0.05;moves=4``.
 """
@@ -30,26 +32,28 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from commoncause.envs.common_cause.actions import (
-    ACTIONS,
-    DISCARD,
-    DRAW_DISCARD,
-    DRAW_STOCK,
-    START,
-    STARTS,
-    SWAP,
-)
-from commoncause.envs.common_cause.cards import JOKER, N_PHYSICAL, N_STANDARD
-from commoncause.envs.common_cause.game import GAME
-from commoncause.envs.common_cause.observer import Observer
-from commoncause.envs.common_cause.rules import GameConfig, GameState
-from commoncause.envs.common_cause.seat import SeatView
+from commoncause.envs.common_cause.game import GAME as COMMON_CAUSE
+from commoncause.envs.common_cause.rules import GameConfig
+from commoncause.envs.core.game import Game, State
 from commoncause.envs.core.options import option_pairs
+from commoncause.envs.core.seat import SeatView
+from commoncause.envs.registry import get_game
 
 from .base import Agent
 
-MAX_ROLLOUT_MOVES = GAME.max_moves
-"""A rollout stops (as a loss) after this many moves: the game's own safety net."""
+
+def can_search(game: Game) -> bool:
+    """Whether the search agent plays this game: its seat view can sample deals."""
+    return callable(getattr(game.seat_view, "sample_deal", None))
+
+
+def seat_won(game: Game, state: State, seat: int) -> float:
+    """1.0 when the game is over and ``seat`` won it (a team game won; in a competitive
+    game the best return, ties included), else 0.0."""
+    if not state.is_terminal:
+        return 0.0
+    returns = state.returns()
+    return float(returns[seat] > 0 if game.team else returns[seat] >= max(returns))
 
 
 @dataclass(frozen=True)
@@ -120,107 +124,59 @@ class SearchOptions:
 # --------------------------------------------------------------- what the seat knows
 
 
-def partner_known_cards(view: SeatView) -> list[int]:
-    """Card types (a joker: ``JOKER``) whose place in the partner's hand is public: top
-    discards the partner took and jokers it swapped off the table, not placed or discarded
-    since. Read from the public history and discard log only."""
-    partner = 1 - view.player
-    log = view.discard_log
-    pile = [0]  # discard-log entries lying on the pile, top last
-    logged = 1
-    known: list[int] = []
-    for p, a in view.history:
-        if a == DRAW_STOCK:
-            continue
-        if a == DRAW_DISCARD:
-            card = log[pile.pop()][0]
-            if p == partner:
-                known.append(min(card, JOKER))
-            continue
-        info = ACTIONS[a]
-        if info.kind == DISCARD:
-            pile.append(logged)
-            logged += 1
-        if p != partner:
-            continue
-        for card in STARTS[info.origin].cards if info.kind == START else (info.card,):
-            if card in known:
-                known.remove(card)
-        if info.kind == SWAP:
-            known.append(JOKER)
-    return known
-
-
-def hidden_cards(view: SeatView) -> tuple[list[int], list[int]]:
-    """(the physical cards known to be in the partner's hand, the other cards the seat
-    cannot see), both ascending, from public information: every card not in the seat's
-    hand, on the table or in the discard pile is the partner's, in the stock or put aside."""
-    seen = set(view.hand)
-    seen.update(view.discard_pile, view.table_cards)
-    seen.update(c for m in view.melds for c in m.cards)
-    unseen = [c for c in range(N_PHYSICAL) if c not in seen]
-    known_types = partner_known_cards(view)
-    jokers = known_types.count(JOKER)
-    known = [c for c in unseen if c < N_STANDARD and c in known_types]
-    known += [c for c in unseen if c >= N_STANDARD][:jokers]
-    rest = [c for c in unseen if c not in known]
-    return known, rest
-
-
-def sample_deals(view: SeatView, rng: random.Random) -> Iterator[GameState]:
-    """Games as the seat may think them: the unseen cards re-dealt uniformly at random
-    around the partner's known cards (``SeatView.redeal``), without end."""
-    known, rest = hidden_cards(view)
+def sample_deals(view: SeatView, rng: random.Random) -> Iterator[State]:
+    """Games as the seat may think them (``view.sample_deal``), without end."""
     while True:
-        shuffled = list(rest)
-        rng.shuffle(shuffled)
-        yield view.redeal(known + shuffled)
+        yield view.sample_deal(rng)
 
 
 # --------------------------------------------------------------------- rollouts
 
 
 class BaselineRollouts:
-    """Plays games to the end with one hand-coded agent in both seats."""
+    """Plays games to the end with one hand-coded agent in every seat."""
 
-    def __init__(self, agent: Agent) -> None:
+    def __init__(self, agent: Agent, game: Game) -> None:
         self.agent = agent
+        self.game = game
 
-    def finish(self, states: list[GameState]) -> list[float]:
-        """1.0 per game won, else 0.0 (the states are played on)."""
-        act = self.agent.act
+    def finish(self, states: list[State], seat: int) -> list[float]:
+        """1.0 per game ``seat`` won, else 0.0 (``seat_won``; the states are played on)."""
+        act, game = self.agent.act, self.game
         out = []
         for state in states:
-            views = (SeatView(state, 0), SeatView(state, 1))
+            views = [game.seat_view(state, s) for s in range(state.num_seats)]
             moves = 0
-            while state.result is None and moves < MAX_ROLLOUT_MOVES:
+            while not state.is_terminal and moves < game.max_moves:
                 state.apply(act(views[state.current]))
                 moves += 1
-            out.append(1.0 if state.result == "win" else 0.0)
+            out.append(seat_won(game, state, seat))
         return out
 
 
 class PolicyRollouts:
-    """Plays games to the end with a trained policy's most likely move in both seats, one
+    """Plays games to the end with a trained policy's most likely move in every seat, one
     network pass per step for all the games still running."""
 
-    def __init__(self, agent: Any) -> None:
+    def __init__(self, agent: Any, game: Game) -> None:
         self.policy = agent.policy
+        self.game = game
 
-    def finish(self, states: list[GameState]) -> list[float]:
-        """1.0 per game won, else 0.0 (the states are played on)."""
+    def finish(self, states: list[State], seat: int) -> list[float]:
+        """1.0 per game ``seat`` won, else 0.0 (``seat_won``; the states are played on)."""
         import torch
 
-        observers = [(Observer(0), Observer(1)) for _ in states]
+        game = self.game
+        observers = [[game.observer(s) for s in range(st.num_seats)] for st in states]
         policy = self.policy
         head = policy.action_net
         running = list(range(len(states)))
         moves = 0
-        while running and moves < MAX_ROLLOUT_MOVES:
+        while running and moves < game.max_moves:
             waiting: list[tuple[int, list[int]]] = []
             for i in running:
                 state = states[i]
-                while state.result is None:
+                while not state.is_terminal:
                     legal = state.legal_actions()
                     if len(legal) > 1:
                         waiting.append((i, legal))
@@ -244,19 +200,21 @@ class PolicyRollouts:
                 at += len(legal)
             running = [i for i, _ in waiting]
             moves += 1
-        return [1.0 if s.result == "win" else 0.0 for s in states]
+        return [seat_won(game, s, seat) for s in states]
 
 
-def rollout_player(blueprint: Agent, options: SearchOptions) -> BaselineRollouts | PolicyRollouts:
+def rollout_player(
+    blueprint: Agent, options: SearchOptions, game: Game
+) -> BaselineRollouts | PolicyRollouts:
     """Who plays the rollouts: the blueprint or the ``rollout`` member (batched for a
     trained policy)."""
     if options.rollout != "blueprint":
         from .evaluate import make_agent
 
-        blueprint = make_agent(options.rollout, GAME.name)
+        blueprint = make_agent(options.rollout, game.name)
     if hasattr(blueprint, "policy"):
-        return PolicyRollouts(blueprint)
-    return BaselineRollouts(blueprint)
+        return PolicyRollouts(blueprint, game)
+    return BaselineRollouts(blueprint, game)
 
 
 # ----------------------------------------------------------------------- search
@@ -278,15 +236,16 @@ class SearchStats:
 def choose(
     moves: list[int],
     blueprint_move: int,
-    deals: Iterable[GameState],
+    deals: Iterable[State],
     rollouts: BaselineRollouts | PolicyRollouts,
     options: SearchOptions,
     stats: SearchStats,
+    seat: int,
 ) -> int:
     """The one of ``moves`` (legal, the blueprint's among them) that won most often over
     ``deals`` when each is played and then the blueprint to the end (the same deals for
-    every move), if it beats ``blueprint_move`` by more than the threshold; else
-    ``blueprint_move``."""
+    every move), won as ``seat`` sees it, if it beats ``blueprint_move`` by more than the
+    threshold; else ``blueprint_move``."""
     start = time.perf_counter()
     size = options.batch if options.seconds else max(options.rollouts, 1)
     wins = np.zeros(len(moves))
@@ -302,7 +261,7 @@ def choose(
                 state = deal.clone()
                 state.apply(a)
                 states.append(state)
-        wins += np.asarray(rollouts.finish(states)).reshape(len(batch), len(moves)).sum(0)
+        wins += np.asarray(rollouts.finish(states, seat)).reshape(len(batch), len(moves)).sum(0)
         played += len(batch)
         stats.rollouts += len(states)
         if options.seconds and time.perf_counter() - start >= options.seconds:
@@ -332,7 +291,7 @@ def decide(
     blueprint: Agent,
     rollouts: BaselineRollouts | PolicyRollouts,
     view: SeatView,
-    deals: Iterable[GameState],
+    deals: Iterable[State],
     options: SearchOptions,
     stats: SearchStats,
 ) -> int:
@@ -342,7 +301,7 @@ def decide(
     stats.decisions += 1
     if options.rollouts:
         moves = search_moves(blueprint, view, view.legal_actions(), options.moves)
-        move = choose(moves, move, deals, rollouts, options, stats)
+        move = choose(moves, move, deals, rollouts, options, stats, view.player)
     return move
 
 
@@ -350,12 +309,17 @@ class SearchAgent:
     """The blueprint, improved by Monte Carlo search over the deals its seat thinks
     possible (module docstring)."""
 
-    def __init__(self, options: SearchOptions | None = None) -> None:
+    def __init__(self, options: SearchOptions | None = None, game: str = COMMON_CAUSE.name) -> None:
         from .evaluate import make_agent
 
+        record = get_game(game)
+        if not can_search(record):
+            raise ValueError(
+                f"the search agent cannot play {record.title}: its seat view samples no deals"
+            )
         self.options = options or SearchOptions()
-        self.blueprint = make_agent(self.options.blueprint, GAME.name)
-        self.rollouts = rollout_player(self.blueprint, self.options)
+        self.blueprint = make_agent(self.options.blueprint, game)
+        self.rollouts = rollout_player(self.blueprint, self.options, record)
         self.rng = random.Random(0)
         self.stats = SearchStats()
         self.name = f"search:{self.options.text()}"
@@ -382,15 +346,15 @@ def ceiling_game(
     deal (it searches on the game itself; the rollouts are deterministic, so one deal is
     all samples): how much of the remaining loss is information. Cheating, for measurement
     only: never a team member."""
-    state = GAME.new_game(config, seed)
-    views = [SeatView(state, s) for s in (0, 1)]
-    searches = [rollout_player(b, options) for b in blueprints]
+    state = COMMON_CAUSE.new_game(config, seed)
+    views = [COMMON_CAUSE.seat_view(state, s) for s in (0, 1)]
+    searches = [rollout_player(b, options, COMMON_CAUSE) for b in blueprints]
     stats = SearchStats()
     exact = replace(options, rollouts=min(options.rollouts, 1), seconds=0.0)
     for s, blueprint in enumerate(blueprints):
         blueprint.reset(seed * 2 + s)
     steps = 0
-    while not state.is_terminal and steps < GAME.max_moves:
+    while not state.is_terminal and steps < COMMON_CAUSE.max_moves:
         p = state.current
         legal = state.legal_actions()
         move = legal[0]

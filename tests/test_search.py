@@ -17,8 +17,6 @@ from commoncause.agents.search import (
     SearchStats,
     ceiling_game,
     choose,
-    hidden_cards,
-    partner_known_cards,
     rollout_player,
     sample_deals,
     search_moves,
@@ -26,6 +24,7 @@ from commoncause.agents.search import (
 from commoncause.cli import main
 from commoncause.envs.common_cause.baseline import BaselineAgent
 from commoncause.envs.common_cause.cards import JOKER
+from commoncause.envs.common_cause.game import GAME
 from commoncause.envs.common_cause.rules import GameConfig, GameState
 from commoncause.envs.common_cause.seat import SeatView
 
@@ -136,7 +135,7 @@ def test_the_permutation_test_catches_a_search_that_peeks():
     decisions when the hidden cards are permuted, so the test above can fail."""
     options = SearchOptions.parse("rollouts=1;blueprint=baseline;threshold=0")
     blueprint = BaselineAgent()
-    rollouts = rollout_player(blueprint, options)
+    rollouts = rollout_player(blueprint, options, GAME)
     rng = random.Random(0)
     differ = 0
     for state in decision_states(7):
@@ -147,7 +146,8 @@ def test_the_permutation_test_catches_a_search_that_peeks():
             view = SeatView(s, p)
             legal = view.legal_actions()
             stats = SearchStats()
-            moves.append(choose(legal, blueprint.act(view), [s.clone()], rollouts, options, stats))
+            move = blueprint.act(view)
+            moves.append(choose(legal, move, [s.clone()], rollouts, options, stats, p))
         differ += moves[0] != moves[1]
     assert differ > 0
 
@@ -178,7 +178,7 @@ def test_sampled_deals_fit_the_view_and_forget_the_true_deal():
     for state in decision_states(9, every=3):
         p = state.current
         view = SeatView(state, p)
-        known, rest = hidden_cards(view)
+        known, rest = view.hidden_cards()
         for _, deal in zip(range(3), sample_deals(view, rng), strict=False):
             assert deal.deck == []
             where = deal.locations()  # every card once
@@ -201,7 +201,7 @@ def test_known_partner_cards_are_in_the_partner_hand():
         views = [SeatView(state, 0), SeatView(state, 1)]
         while not state.is_terminal:
             for p in (0, 1):
-                known = Counter(partner_known_cards(views[p]))
+                known = Counter(views[p].partner_known_cards())
                 hand = Counter(min(c, JOKER) for c in state.hands[1 - p])
                 assert not known - hand, f"seed {seed}: {known} not all in {hand}"
                 seen_known += bool(known)

@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from commoncause import ROOT, records
-from commoncause.agents.search import GAME as SEARCHED
+from commoncause.agents.search import can_search
 from commoncause.agents.trained import trained_spec
 from commoncause.envs.registry import DEFAULT_GAME, game_names, get_game
 from commoncause.session import HUMAN, BadInput, PlaySession
@@ -116,13 +116,20 @@ def checkpoint_game(path: Path) -> str:
     return str(card.get("game") or card.get("config", {}).get("game") or DEFAULT_GAME)
 
 
+def offers_search(game) -> bool:
+    """Whether the page offers ``search`` (its default options: the shipped policy with
+    search): for a team game the search plays, whose shipped policy is its default
+    config's; a competitive game's blueprint depends on the number of players."""
+    return game.team and can_search(game)
+
+
 def partner_choices(game_name: str) -> list[dict[str, str]]:
     """Who may play the other seats of a game: value and a short description."""
     game = get_game(game_name)
     out = [{"value": "baseline", "label": f"the {game.title} baseline"}]
     if any(checkpoint_game(path) == game_name for path in checkpoint_choices().values()):
         out.insert(0, {"value": "trained", "label": "the trained policy (shipped)"})
-        if game_name == SEARCHED.name:
+        if offers_search(game):
             out.insert(1, {"value": "search", "label": "the trained policy with search (slower)"})
     for name, path in checkpoint_choices().items():
         if checkpoint_game(path) == game_name:
@@ -137,7 +144,7 @@ def agent_spec(value: str, game_name: str) -> str:
     request wrote: checkpoints come from ``checkpoint_choices``)."""
     if value in ("trained", "random") or BASELINE_SPEC.match(value):
         return value
-    if value == "search" and game_name == SEARCHED.name:  # its default options, no others
+    if value == "search" and offers_search(get_game(game_name)):  # its default options only
         return value
     shipped = checkpoint_choices()
     if value in shipped:

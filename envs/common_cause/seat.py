@@ -8,7 +8,11 @@ put-aside cards.
 
 from __future__ import annotations
 
+import random
+
 from ..core.seat import PileSeatView
+from .actions import ACTIONS, DISCARD, DRAW_DISCARD, DRAW_STOCK, START, STARTS, SWAP
+from .cards import JOKER, N_PHYSICAL, N_STANDARD
 from .rules import GameConfig, GameState, Meld
 
 
@@ -69,6 +73,63 @@ class SeatView(PileSeatView):
         the stock, the put-aside cards, in that order) are ``hidden``: a deal the seat
         thinks possible, for search (``GameState.redeal``)."""
         return self._state.redeal(self.player, hidden)
+
+    def partner_known_cards(self) -> list[int]:
+        """Card types (a joker: ``JOKER``) whose place in the partner's hand is public: top
+        discards the partner took and jokers it swapped off the table, not placed or
+        discarded since. Read from the public history and discard log only."""
+        partner = 1 - self.player
+        log = self.discard_log
+        pile = [0]  # discard-log entries lying on the pile, top last
+        logged = 1
+        known: list[int] = []
+        for p, a in self.history:
+            if a == DRAW_STOCK:
+                continue
+            if a == DRAW_DISCARD:
+                card = log[pile.pop()][0]
+                if p == partner:
+                    known.append(min(card, JOKER))
+                continue
+            info = ACTIONS[a]
+            if info.kind == DISCARD:
+                pile.append(logged)
+                logged += 1
+            if p != partner:
+                continue
+            for card in STARTS[info.origin].cards if info.kind == START else (info.card,):
+                if card in known:
+                    known.remove(card)
+            if info.kind == SWAP:
+                known.append(JOKER)
+        return known
+
+    def hidden_cards(self) -> tuple[list[int], list[int]]:
+        """(the physical cards known to be in the partner's hand, the other cards the seat
+        cannot see), both ascending, from public information: every card not in the seat's
+        hand, on the table or in the discard pile is the partner's, in the stock or put
+        aside. With open hands the partner's whole hand is known."""
+        seen = set(self.hand)
+        seen.update(self.discard_pile, self.table_cards)
+        seen.update(c for m in self.melds for c in m.cards)
+        unseen = [c for c in range(N_PHYSICAL) if c not in seen]
+        if self.config.open_hands:
+            partner = set(self.partner_hand)
+            return sorted(partner), [c for c in unseen if c not in partner]
+        known_types = self.partner_known_cards()
+        jokers = known_types.count(JOKER)
+        known = [c for c in unseen if c < N_STANDARD and c in known_types]
+        known += [c for c in unseen if c >= N_STANDARD][:jokers]
+        rest = [c for c in unseen if c not in known]
+        return known, rest
+
+    def sample_deal(self, rng: random.Random) -> GameState:
+        """A game this seat may think possible, for search: the unseen cards re-dealt
+        uniformly at random around the partner's known cards (``hidden_cards``,
+        ``redeal``). Only public information decides where the hidden cards may go."""
+        known, rest = self.hidden_cards()
+        rng.shuffle(rest)
+        return self.redeal(known + rest)
 
     # --- what screens draw ------------------------------------------------------
     def _discard_entry(self, code: str, who: int, took: int) -> dict:
