@@ -1,6 +1,6 @@
 """Test-time search on top of a blueprint policy (SPARTA: Lerer, Hu, Foerster, Brown, AAAI
-2020), for any game whose seat view can sample deals (``SeatView.sample_deal``: Common
-Cause, Dummy rummy).
+2020), for any game whose seat view can sample deals (``SeatView.sample_deal``: every game
+registered so far).
 
 At each decision of its seat with more than one legal move, ``SearchAgent`` samples deals
 consistent with everything its seat view shows (the cards it cannot see re-dealt at random,

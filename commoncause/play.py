@@ -221,8 +221,9 @@ def add_arguments(p) -> None:
         "--partner",
         metavar="AGENT[,AGENT...]",
         help="who plays the other seats (the partner, or the opponents): baseline, "
-        "baseline:<option>=<value>, random, trained (the shipped checkpoint), search (Common "
-        "Cause: the trained policy with search, search:<option>=<value>) or a checkpoint "
+        "baseline:<option>=<value>, random, trained (the shipped checkpoint), search (the "
+        "trained policy with search, search:<option>=<value>, e.g. "
+        "search:blueprint=baseline) or a checkpoint "
         "path; one agent for every other seat, or one per other seat separated by commas, "
         "in seat order without yours (e.g. --num-players 4 --partner baseline,random,baseline)."
         " Default: the shipped checkpoint if there is one for the game, else the game's "

@@ -12,6 +12,7 @@ own ``seat.py``; nothing above ``envs/`` keeps a table per game.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import numpy as np
@@ -146,6 +147,7 @@ class PileSeatView(SeatView):
     def phase(self) -> int:
         return self._state.phase
 
+
     def _discard_entry(self, code: str, who: int, took: int) -> dict[str, Any]:
         """One ``table()["discards"]`` entry from a discard-log row: ``took`` is the seat
         that took the card from the pile, -1 none, -2 turned into the stock."""
@@ -161,3 +163,65 @@ class PileSeatView(SeatView):
             ],
             "discard_top": code(self.discard_pile[-1]) if self.discard_pile else None,
         }
+
+
+class HandsAndStockSeatView(PileSeatView):
+    """A seat view of a pile game whose hidden cards are the other hands and the stock
+    (``state.hands``, ``state.stock``, melds on ``state.melds`` with ``physical()`` cards,
+    the discard log's ``taken`` a seat), and which search may re-deal (``sample_deal``)."""
+
+    __slots__ = ()
+
+    def known_cards(self) -> dict[int, list[int]]:
+        """Per other seat, the physical cards publicly known to be in its hand: top discards
+        it took and has not laid or discarded since (the discard log's ``taken`` is a seat;
+        the table's melds hold ``physical()`` cards). A card that may leave the table for a
+        hand (``may_leave_table``) is never known this way."""
+        holder: dict[int, int] = {}
+        for card, _, taker in self.discard_log:  # a card's latest entry says where it went
+            holder[card] = taker
+        visible = self._visible()
+        known: dict[int, list[int]] = {s: [] for s in range(self.num_seats) if s != self.player}
+        for card, taker in holder.items():
+            if taker in known and card not in visible and not self.may_leave_table(card):
+                known[taker].append(card)
+        return {s: sorted(cards) for s, cards in known.items()}
+
+    def may_leave_table(self, card: int) -> bool:
+        """Whether a physical card laid on the table may later go to a hand (a joker taken
+        back): then where a discard log saw it go says nothing of where it is."""
+        return False
+
+    def _visible(self) -> set[int]:
+        """Physical cards this seat sees: its hand, the pile and the table."""
+        visible = set(self._state.hands[self.player])
+        visible.update(self.discard_pile)
+        visible.update(c for m in self._state.melds for c in m.physical())
+        return visible
+
+    def sample_deal(self, rng: random.Random) -> Any:
+        """A game this seat may think possible, for search: a copy in which the cards it
+        cannot see are dealt at random into the other hands (keeping ``known_cards`` where
+        they are, and every hand's size) and the stock. A stock turned over from the pile
+        (the discard log's ``taken`` -2) is public, in its order, and stays as it is. Only
+        public information decides where the hidden cards may go; the copy's deck is
+        cleared and its later deals are shuffled anew."""
+        state = self._state
+        known = self.known_cards()
+        visible = self._visible()
+        sizes = [len(h) for h in state.hands]
+        refilled = any(taker == -2 for _, _, taker in self.discard_log)
+        stock = list(state.stock) if refilled else []
+        fixed = visible.union(*known.values(), stock)
+        total = sum(sizes) + self.stock_size + len(visible) - sizes[self.player]
+        pool = [c for c in range(total) if c not in fixed]
+        rng.shuffle(pool)
+        new = state.clone()
+        for seat in known:
+            take = sizes[seat] - len(known[seat])
+            new.hands[seat] = known[seat] + pool[:take]
+            pool = pool[take:]
+        new.stock = stock if refilled else pool
+        new.deck = []
+        new.rng = random.Random(rng.randrange(2**32))
+        return new

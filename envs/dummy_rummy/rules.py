@@ -298,24 +298,6 @@ class GameState:
         new._legal = new._places = None
         return new
 
-    def redeal(self, hands: list[list[int]], stock: list[int], seed: int) -> GameState:
-        """A copy of this game in which the hands are ``hands`` (physical ids, every seat)
-        and the stock is ``stock`` (top last): the same cards, placed differently; a deal a
-        seat may think possible, for search (``SeatView.sample_deal``). The original deck is
-        cleared and later hands are shuffled from ``seed``, the caches start empty."""
-        placed = sorted([*(c for h in self.hands for c in h), *self.stock])
-        if sorted([*(c for h in hands for c in h), *stock]) != placed:
-            raise ValueError("a redeal must place the cards of the hands and the stock")
-        sizes = [len(h) for h in self.hands], len(self.stock)
-        if ([len(h) for h in hands], len(stock)) != sizes:
-            raise ValueError("a redeal must keep every hand's size and the stock's")
-        new = self.clone()
-        new.deck = []
-        new.rng = random.Random(seed)
-        new.hands = [list(h) for h in hands]
-        new.stock = list(stock)
-        return new
-
     def hand_types(self, seat: int) -> list[int]:
         return [TYPE_OF[c] for c in self.hands[seat]]
 

@@ -3,14 +3,12 @@ public facts (contracts, points, hand sizes); never another hand or the stock or
 
 from __future__ import annotations
 
-import random
-
-from ..core.seat import PileSeatView
+from ..core.seat import HandsAndStockSeatView
 from .actions import Contract
 from .rules import DummyConfig, GameState, TableMeld
 
 
-class SeatView(PileSeatView):
+class SeatView(HandsAndStockSeatView):
     __slots__ = ()
     _state: GameState
 
@@ -56,52 +54,6 @@ class SeatView(PileSeatView):
     def playable(self, card_type: int) -> bool:
         """Whether this player could lay the card off now."""
         return self._state.playable(self.player, card_type)
-
-    def known_cards(self) -> dict[int, list[int]]:
-        """Per other seat, the physical cards publicly known to be in its hand: top discards
-        it took (a cut-in's included) and has not laid or discarded since. Read from the
-        discard log and the table only."""
-        holder: dict[int, int] = {}
-        for card, _, taker in self.discard_log:  # the latest entry of a card says where it went
-            holder[card] = taker
-        visible = self._visible()
-        known: dict[int, list[int]] = {s: [] for s in range(self.num_seats) if s != self.player}
-        for card, taker in holder.items():
-            if taker in known and card not in visible:
-                known[taker].append(card)
-        return {s: sorted(cards) for s, cards in known.items()}
-
-    def _visible(self) -> set[int]:
-        """Physical cards this seat sees: its hand, the pile and the table."""
-        visible = set(self._state.hands[self.player])
-        visible.update(self.discard_pile)
-        visible.update(c for m in self.melds for c in m.physical())
-        return visible
-
-    def sample_deal(self, rng: random.Random) -> GameState:
-        """A game this seat may think possible, for search: the cards it cannot see dealt at
-        random into the other hands (keeping ``known_cards`` where they are) and the stock.
-        A stock turned over from the pile (reading 7) is public, in its order, and stays as
-        it is. Only public information decides where the hidden cards may go."""
-        from .actions import DECK
-
-        state = self._state
-        known = self.known_cards()
-        visible = self._visible()
-        refilled = any(taker == -2 for _, _, taker in self.discard_log)
-        stock = list(state.stock) if refilled else []
-        fixed = visible.union(*known.values(), stock)
-        pool = [c for c in range(DECK.size) if c not in fixed]
-        rng.shuffle(pool)
-        hands = []
-        for seat in range(self.num_seats):
-            if seat == self.player:
-                hands.append(list(state.hands[seat]))
-                continue
-            take = self.hand_size(seat) - len(known[seat])
-            hands.append(known[seat] + pool[:take])
-            pool = pool[take:]
-        return state.redeal(hands, stock if refilled else pool, rng.randrange(2**32))
 
     # --- what screens draw ------------------------------------------------------
     def table(self) -> dict:

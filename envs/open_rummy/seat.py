@@ -4,11 +4,13 @@ stock order."""
 
 from __future__ import annotations
 
-from ..core.seat import PileSeatView
+from ..core.cards import JOKER
+from ..core.seat import HandsAndStockSeatView
+from .actions import TYPE_OF
 from .rules import GameState, OpenConfig, TableMeld
 
 
-class SeatView(PileSeatView):
+class SeatView(HandsAndStockSeatView):
     __slots__ = ()
     _state: GameState
 
@@ -58,6 +60,10 @@ class SeatView(PileSeatView):
     def swap_open(self) -> bool:
         return self._state.swap_open
 
+    def may_leave_table(self, card: int) -> bool:
+        """A joker on the table goes to the hand of whoever steals it (reading 9)."""
+        return TYPE_OF[card] == JOKER
+
     def fits(self, meld: TableMeld, card_type: int) -> bool:
         return bool(self._state.fits(meld, card_type))
 
@@ -71,7 +77,6 @@ class SeatView(PileSeatView):
         play, then per player their points, whether they have laid a meld this round and
         their melds (numbered as moves name them; a joker shown with what it stands for)."""
         from ..core.cards import card_code, sort_key
-        from .actions import TYPE_OF
 
         n = self.num_seats
         cfg = self.config
@@ -117,8 +122,7 @@ class SeatView(PileSeatView):
     def _meld_item(self, meld: TableMeld) -> str:
         """``meld 3: 7H 8H JK(9H)``; a set's joker names the suits it may stand for
         (``JK(7C/7S)``); a closed set or the meld being laid says so."""
-        from ..core.cards import JOKER, card_code
-        from .actions import TYPE_OF
+        from ..core.cards import card_code
         from .render import meld_text
 
         if meld.is_set and meld.joker_count() and not meld.closed:

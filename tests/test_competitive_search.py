@@ -1,0 +1,182 @@
+"""Search in the competitive games (Dummy rummy, Open Rummy): the seat view's sampled deals
+fit what the seat sees and only that, the cards whose place is public stay there, and the
+search agent plays legal moves, is the blueprint with no rollouts and ignores the hidden
+cards."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+from competitive import random_play
+
+from commoncause.agents.evaluate import make_agent
+from commoncause.agents.search import can_search, seat_won
+from commoncause.envs.dummy_rummy.actions import SET_MELD_BASE as DUMMY_PLACING
+from commoncause.envs.dummy_rummy.rules import DummyConfig
+from commoncause.envs.open_rummy.actions import SET_STEP_BASE as OPEN_PLACING
+from commoncause.envs.open_rummy.rules import OpenConfig
+from commoncause.envs.registry import get_game
+
+PLACING = {"dummy_rummy": DUMMY_PLACING, "open_rummy": OPEN_PLACING}
+CONFIGS = [
+    ("dummy_rummy", DummyConfig(num_players=2, hands=1)),
+    ("dummy_rummy", DummyConfig(num_players=4, hands=1, cut_ins=True)),
+    ("open_rummy", OpenConfig(num_players=2, rounds=1)),
+    ("open_rummy", OpenConfig(num_players=5, rounds=1)),
+]
+
+
+def states(name: str, config: Any, seed: int, every: int, eager: float = 0.5) -> list[Any]:
+    """Copies of every ``every``-th state of a random game (the play reuses one state)."""
+    out = []
+    for i, (state, action) in enumerate(
+        random_play(name, config, seed, eager, PLACING[name], 3000)
+    ):
+        if action is not None and i % every == 0:
+            out.append(state.clone())
+    return out
+
+
+def where(state: Any) -> Counter:
+    """How many places each physical card is in (hands, stock, pile, table)."""
+    places = [c for h in state.hands for c in h] + state.stock + state.discard
+    places += [c for m in state.melds for c in m.physical()]
+    return Counter(places)
+
+
+def view(name: str, state: Any, seat: int) -> Any:
+    return get_game(name).seat_view(state, seat)
+
+
+@pytest.mark.parametrize("name,config", CONFIGS)
+def test_sampled_deals_fit_the_view_and_forget_the_true_deal(name, config):
+    rng = random.Random(3)
+    known_seen = 0
+    for seed in range(3):
+        for state in states(name, config, seed, every=5):
+            me = state.current
+            seat = view(name, state, me)
+            known = seat.known_cards()
+            known_seen += sum(map(len, known.values()))
+            for _ in range(2):
+                deal = seat.sample_deal(rng)
+                assert deal.deck == []
+                assert where(deal) == Counter(range(len(state.deck)))  # every card once
+                assert deal.hands[me] == state.hands[me]
+                assert [len(h) for h in deal.hands] == [len(h) for h in state.hands]
+                assert len(deal.stock) == len(state.stock)
+                for other, cards in known.items():
+                    assert set(cards) <= set(deal.hands[other])
+                assert deal.legal_actions() == state.legal_actions()
+    assert known_seen > 0
+
+
+@pytest.mark.parametrize("name,config", CONFIGS[1:2] + CONFIGS[3:])
+def test_known_cards_are_really_in_those_hands(name, config):
+    """Top discards taken (a cut-in's, a card swap's) and not played since: they are where
+    the view says."""
+    checked = 0
+    for seed in range(6):
+        for state in states(name, config, seed, every=3, eager=0.2):
+            for me in range(state.num_seats):
+                for seat, cards in view(name, state, me).known_cards().items():
+                    assert set(cards) <= set(state.hands[seat]), (seed, me, seat)
+                    checked += len(cards)
+    assert checked > 0
+
+
+def test_a_stock_turned_from_the_pile_is_public_and_kept():
+    """Random 4-player Dummy rummy with cut-ins (seed 2) turns the pile into the stock
+    (reading 7): from then on the stock's order is public and every sampled deal keeps it."""
+    name, config = CONFIGS[1]
+    refilled = [
+        s for s in states(name, config, 2, every=1, eager=0.0)
+        if any(taker == -2 for _, _, taker in s.discard_log) and s.stock
+    ]  # fmt: skip
+    assert refilled, "seed 2 no longer turns the pile into the stock"
+    rng = random.Random(0)
+    for state in refilled[:: max(1, len(refilled) // 5)]:
+        deal = view(name, state, state.current).sample_deal(rng)
+        assert deal.stock == state.stock
+        assert where(deal) == Counter(range(len(state.deck)))
+
+
+def permute_hidden(name: str, state: Any, me: int, rng: random.Random) -> Any:
+    """A copy in which the cards ``me`` cannot see and whose place is not public (other
+    hands but their known cards, the stock) are shuffled among those places."""
+    twin = state.clone()
+    known = view(name, state, me).known_cards()
+    slots = [
+        (s, i) for s in range(twin.num_seats) if s != me
+        for i, c in enumerate(twin.hands[s]) if c not in known[s]
+    ]  # fmt: skip
+    hidden = [twin.hands[s][i] for s, i in slots] + twin.stock
+    rng.shuffle(hidden)
+    for (s, i), card in zip(slots, hidden, strict=False):
+        twin.hands[s][i] = card
+    twin.stock = hidden[len(slots) :]
+    return twin
+
+
+@pytest.mark.parametrize("name,config", [CONFIGS[1], CONFIGS[3]])
+def test_search_decision_ignores_hidden_cards(name, config):
+    agent = make_agent("search:blueprint=baseline;rollouts=3;threshold=0", name)
+    rng = random.Random(5)
+    decided = 0
+    for i, state in enumerate(states(name, config, 4, every=6)):
+        if len(state.legal_actions()) < 2 or any(t == -2 for _, _, t in state.discard_log):
+            continue
+        me = state.current
+        twin = permute_hidden(name, state, me, rng)
+        assert twin.hands != state.hands or twin.stock != state.stock
+        agent.reset(i)
+        move = agent.act(view(name, state, me))
+        agent.reset(i)
+        assert agent.act(view(name, twin, me)) == move, f"decision {i} read hidden cards"
+        decided += 1
+    assert decided > 3
+
+
+def play(name: str, team: tuple[str, ...], config: Any, seed: int) -> list[tuple[int, int]]:
+    """A whole game of these members (every move checked legal by the engine)."""
+    game = get_game(name)
+    agents = [make_agent(spec, name) for spec in team]
+    state = game.new_game(config, seed)
+    for s, agent in enumerate(agents):
+        agent.reset(seed * len(agents) + s)
+    while not state.is_terminal and len(state.history) < game.max_moves:
+        state.apply(agents[state.current].act(game.seat_view(state, state.current)))
+    assert state.is_terminal
+    return state.history
+
+
+@pytest.mark.parametrize("name,config", [CONFIGS[0], CONFIGS[2]])
+def test_search_plays_legal_moves_and_is_the_blueprint_without_rollouts(name, config):
+    for seed in (1, 2):
+        play(name, ("search:blueprint=baseline;rollouts=2;threshold=0", "baseline"), config, seed)
+        blueprint = play(name, ("search:blueprint=baseline;rollouts=0", "baseline"), config, seed)
+        assert blueprint == play(name, ("baseline", "baseline"), config, seed)
+
+
+def test_search_on_a_trained_blueprint_plays_legal_moves():
+    team = ("search:blueprint=checkpoints/dummy_rummy_2p/best.pt;rollouts=2;moves=2", "baseline")
+    play("dummy_rummy", team, CONFIGS[0][1], 3)
+
+
+def test_a_rollout_is_won_by_going_out():
+    game = get_game("dummy_rummy")
+    state = game.new_game(CONFIGS[0][1], 0)
+    assert seat_won(game, state, 0) == 0.0  # not over
+    agent = make_agent("baseline", "dummy_rummy")
+    while not state.is_terminal:
+        state.apply(agent.act(game.seat_view(state, state.current)))
+    out = [s for s in (0, 1) if state.hand_points[0][s] == 0]  # the one who went out
+    assert len(out) == 1
+    assert [seat_won(game, state, s) for s in (0, 1)] == [float(s in out) for s in (0, 1)]
+
+
+def test_every_game_can_be_searched():
+    assert all(can_search(get_game(name)) for name in ("common_cause", *PLACING))
