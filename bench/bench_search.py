@@ -1,12 +1,13 @@
 """Seconds per decision of the search agent (``agents/search.py``), not a timed test.
 
-Plays ``--games`` Normal games from seed ``--seed`` (deal ``i`` from ``deal_seed(seed, i)``,
-as ``commoncause eval``) with each ``--team``, and times every decision of a search seat
-that has more than one legal move: wall clock and CPU time of this process (other work on
-the machine raises the first, barely the second), per decision and per turn (a turn is a
-draw and what follows it). Run:
+Plays ``--games`` games from seed ``--seed`` (deal ``i`` from ``deal_seed(seed, i)``, as
+``commoncause eval``; Common Cause on Normal unless ``--game`` and the game's options say
+otherwise) with each ``--team``, and times every decision of a search seat that has more
+than one legal move: wall clock and CPU time of this process (other work on the machine
+raises the first, barely the second), per decision and per turn (a turn is a draw and what
+follows it). Run:
 ``python bench/bench_search.py [--games 4] [--team "search:rollouts=16,trained" ...]
-[--json out.json]``
+[--game dummy_rummy --num-players 2 --hands 1] [--json out.json]``
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from commoncause.agents.evaluate import deal_seed, make_agent, play_game  # noqa: E402
-from commoncause.envs.common_cause.rules import DRAW_PHASE, GameConfig  # noqa: E402
+from commoncause.agents.evaluate import deal_seed, make_agent, parse_team, play_game  # noqa: E402
+from commoncause.options import add_game_arguments, game_and_config, selected_game  # noqa: E402
 
 TEAMS = (
     "search,trained",
@@ -31,6 +32,9 @@ TEAMS = (
     "search:rollouts=32;rollout=baseline,trained",
     "search:rollouts=16;moves=0,trained",
 )
+"""The default teams of a team game (Common Cause)."""
+COMPETITIVE_SEARCH = "search:blueprint=baseline;rollouts=32;threshold=0.2"
+"""A competitive game's default team: this in the first seat, baselines in the others."""
 
 
 class Timed:
@@ -42,12 +46,15 @@ class Timed:
         self.wall: list[float] = []
         self.cpu: list[float] = []
         self.turns = 0
+        self._turn = -1  # the game's draw count at this seat's last decision
 
     def reset(self, seed: int) -> None:
         self.agent.reset(seed)
+        self._turn = -1
 
     def act(self, view) -> int:
-        self.turns += view.phase == DRAW_PHASE
+        self.turns += view.turns != self._turn  # a decision in a turn not seen yet
+        self._turn = view.turns
         if len(view.legal_actions()) == 1:
             return self.agent.act(view)
         wall, cpu = time.perf_counter(), time.process_time()
@@ -57,10 +64,11 @@ class Timed:
         return move
 
 
-def measure(team: str, games: int, seed: int) -> dict:
-    members = [m.strip() for m in team.split(",")]
-    agents = tuple(Timed(make_agent(m)) for m in members)
-    wins = sum(play_game(GameConfig(), agents, deal_seed(seed, i)).win for i in range(games))
+def measure(team: str, games: int, seed: int, game, config) -> dict:
+    members = list(parse_team(team, game.num_seats(config), game.name, config))
+    agents = tuple(Timed(make_agent(m, game.name)) for m in members)
+    results = [play_game(config, agents, deal_seed(seed, i), game.name) for i in range(games)]
+    wins = sum(r.win for r in results)
     searched = [a for a, m in zip(agents, members, strict=True) if m.startswith("search")]
     wall = [t for a in searched for t in a.wall]
     cpu = [t for a in searched for t in a.cpu]
@@ -86,16 +94,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--team", action="append", help="a team (default: several)")
     p.add_argument("--json", type=Path)
+    add_game_arguments(p, None if argv is None else selected_game(argv))
     args = p.parse_args(argv)
+    game, config = game_and_config(args)
     out = {
+        "game": game.name,
+        "config": config.to_dict(),
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "load_before": round(os.getloadavg()[0], 2),
         "results": [],
     }
     print(f"load average before: {out['load_before']}")
-    for team in args.team or TEAMS:
-        result = measure(team, args.games, args.seed)
+    others = ["baseline"] * (game.num_seats(config) - 1)
+    for team in args.team or (TEAMS if game.team else (",".join([COMPETITIVE_SEARCH, *others]),)):
+        result = measure(team, args.games, args.seed, game, config)
         out["results"].append(result)
         print(
             f"{team}: {result['decisions']} decisions, {result['mean_wall_s']:.3f} s wall "

@@ -192,6 +192,19 @@ def test_sampled_deals_fit_the_view_and_forget_the_true_deal():
         assert sorted(known + rest) == sorted(state.hands[1 - p] + state.stock + state.aside)
 
 
+def test_with_open_hands_the_partner_hand_is_kept():
+    """The open-hands variant shows the partner's hand: sampled deals keep it whole."""
+    state = GameState.new_game(GameConfig.make(open_hands=True), 4)
+    agent = BaselineAgent()
+    views = [SeatView(state, 0), SeatView(state, 1)]
+    rng = random.Random(0)
+    for _ in range(12):
+        p = state.current
+        deal = views[p].sample_deal(rng)
+        assert sorted(deal.hands[1 - p]) == sorted(state.hands[1 - p])
+        state.apply(agent.act(views[p]))
+
+
 def test_known_partner_cards_are_in_the_partner_hand():
     """Cards whose place is public (a joker swapped off the table, say) are really there."""
     seen_known = 0
