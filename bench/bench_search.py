@@ -4,8 +4,8 @@ Plays ``--games`` games from seed ``--seed`` (deal ``i`` from ``deal_seed(seed, 
 ``commoncause eval``; Common Cause on Normal unless ``--game`` and the game's options say
 otherwise) with each ``--team``, and times every decision of a search seat that has more
 than one legal move: wall clock and CPU time of this process (other work on the machine
-raises the first, barely the second), per decision and per turn (a turn is a draw and what
-follows it). Run:
+raises the first, barely the second), per decision and per turn (a turn is a run of the
+seat's own moves: a draw and what follows it; a Dummy rummy cut-in splits one). Run:
 ``python bench/bench_search.py [--games 4] [--team "search:rollouts=16,trained" ...]
 [--game dummy_rummy --num-players 2 --hands 1] [--json out.json]``
 """
@@ -46,15 +46,13 @@ class Timed:
         self.wall: list[float] = []
         self.cpu: list[float] = []
         self.turns = 0
-        self._turn = -1  # the game's draw count at this seat's last decision
 
     def reset(self, seed: int) -> None:
         self.agent.reset(seed)
-        self._turn = -1
 
     def act(self, view) -> int:
-        self.turns += view.turns != self._turn  # a decision in a turn not seen yet
-        self._turn = view.turns
+        history = view.history
+        self.turns += not history or history[-1][0] != view.player  # a run of own moves begins
         if len(view.legal_actions()) == 1:
             return self.agent.act(view)
         wall, cpu = time.perf_counter(), time.process_time()
