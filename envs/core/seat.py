@@ -147,7 +147,6 @@ class PileSeatView(SeatView):
     def phase(self) -> int:
         return self._state.phase
 
-
     def _discard_entry(self, code: str, who: int, took: int) -> dict[str, Any]:
         """One ``table()["discards"]`` entry from a discard-log row: ``took`` is the seat
         that took the card from the pile, -1 none, -2 turned into the stock."""
