@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from contextlib import closing
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from commoncause.envs.registry import DEFAULT_GAME, get_game
@@ -67,15 +67,13 @@ def parse_team(
 ) -> tuple[str, ...]:
     """``"baseline,random"`` -> ("baseline", "random"): one member per seat, each checked;
     a single member fills every seat. With ``config``, ``trained`` names the game's shipped
-    policy for that config (its path, where it is not the default config's)."""
+    policy for that config (its path, where it is not the default config's), as a member
+    and as a search member's blueprint or rollout policy."""
     members = [m.strip() for m in text.split(",")]
     if len(members) == 1 and members[0]:
         members = members * seats
-    if config is not None and "trained" in members:
-        from .trained import trained_spec
-
-        spec = trained_spec(game, config)
-        members = [spec if m == "trained" else m for m in members]
+    if config is not None:
+        members = [_for_config(m, game, config) for m in members]
     if len(members) != seats or not all(members):
         count = _WORDS[seats] if seats < len(_WORDS) else str(seats)
         raise ValueError(
@@ -84,6 +82,29 @@ def parse_team(
     for m in members:
         make_agent(m, game)
     return tuple(members)
+
+
+def _for_config(member: str, game: str, config: Any) -> str:
+    """``member`` with ``trained`` (itself, or a search member's policy) naming the shipped
+    policy of ``config`` (``trained_spec``); a ValueError where the game ships none."""
+    from .trained import trained_spec
+
+    if member == "trained":
+        return trained_spec(game, config)
+    name, _, text = member.partition(":")
+    if name != "search":
+        return member
+    from .search import SearchOptions
+
+    options = SearchOptions.parse(text)
+    fixed = {
+        policy: trained_spec(game, config)
+        for policy in ("blueprint", "rollout")
+        if getattr(options, policy) == "trained"
+    }
+    if all(spec == "trained" for spec in fixed.values()):
+        return member  # the default config's policy: the member as written
+    return f"search:{replace(options, **fixed).text()}"
 
 
 _WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")

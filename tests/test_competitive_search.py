@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from competitive import random_play
 
-from commoncause.agents.evaluate import make_agent
+from commoncause.agents.evaluate import make_agent, parse_team
 from commoncause.agents.search import can_search, seat_won
 from commoncause.envs.dummy_rummy.actions import SET_MELD_BASE as DUMMY_PLACING
 from commoncause.envs.dummy_rummy.rules import DummyConfig
@@ -180,3 +180,16 @@ def test_a_rollout_is_won_by_going_out():
 
 def test_every_game_can_be_searched():
     assert all(can_search(get_game(name)) for name in ("common_cause", *PLACING))
+
+
+def test_a_search_member_takes_the_configs_trained_policy():
+    """``search`` (blueprint ``trained``) follows the config's shipped policy: Dummy rummy
+    heads-up its 2-player checkpoint; none at four players (an error naming them); Common
+    Cause's default config keeps the member as written."""
+    team = parse_team("search,baseline", 2, "dummy_rummy", CONFIGS[0][1])
+    assert "blueprint=" in team[0] and team[0].endswith("moves=4;seconds=0.0;batch=8")
+    assert "checkpoints/dummy_rummy_2p/best.pt" in team[0] and team[1] == "baseline"
+    with pytest.raises(ValueError, match="4 players"):
+        parse_team("search,baseline,baseline,baseline", 4, "dummy_rummy", CONFIGS[1][1])
+    common = get_game("common_cause")
+    assert parse_team("search", 2, "common_cause", common.make_config()) == ("search", "search")
