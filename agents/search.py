@@ -1,5 +1,5 @@
 """Test-time search on top of a blueprint policy (SPARTA: Lerer, Hu, Foerster, Brown, AAAI
-2020), for any game whose seat view can sample deals (``SeatView.sample_deal``: every game
+2020), for any game whose seat view can sample deals (``SeatView.sample_deals``: every game
 registered so far).
 
 At each decision of its seat with more than one legal move, ``SearchAgent`` samples deals
@@ -8,7 +8,7 @@ keeping where they are the cards whose place is public), plays each candidate mo
 sampled deal and then the blueprint for every seat to the end of the game, and takes the
 move that won most often over the same deals, but only when it beats the blueprint's own
 move by more than ``threshold``: otherwise it plays the blueprint's move. With
-``rollouts=0`` it is the blueprint. Only its seat view reaches it: ``sample_deal`` builds a
+``rollouts=0`` it is the blueprint. Only its seat view reaches it: ``sample_deals`` builds a
 sampled game from the cards the seat cannot see, placed from public information alone.
 
 A rollout is won when a team game is won, or when the seat ends a competitive game with the
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from itertools import islice
 from typing import Any, ClassVar
@@ -44,7 +44,7 @@ from .base import Agent
 
 def can_search(game: Game) -> bool:
     """Whether the search agent plays this game: its seat view can sample deals."""
-    return callable(getattr(game.seat_view, "sample_deal", None))
+    return callable(getattr(game.seat_view, "sample_deals", None))
 
 
 def seat_won(game: Game, state: State, seat: int) -> float:
@@ -119,15 +119,6 @@ class SearchOptions:
     def text(self) -> str:
         """The options in ``parse``'s form."""
         return ";".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
-
-
-# --------------------------------------------------------------- what the seat knows
-
-
-def sample_deals(view: SeatView, rng: random.Random) -> Iterator[State]:
-    """Games as the seat may think them (``view.sample_deal``), without end."""
-    while True:
-        yield view.sample_deal(rng)
 
 
 # --------------------------------------------------------------------- rollouts
@@ -332,7 +323,7 @@ class SearchAgent:
         legal = view.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        deals = sample_deals(view, self.rng)  # (drawn only when searching)
+        deals = view.sample_deals(self.rng)  # (drawn only when searching)
         return decide(self.blueprint, self.rollouts, view, deals, self.options, self.stats)
 
 

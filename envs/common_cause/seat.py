@@ -9,6 +9,7 @@ put-aside cards.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 from ..core.seat import PileSeatView
 from .actions import ACTIONS, DISCARD, DRAW_DISCARD, DRAW_STOCK, START, STARTS, SWAP
@@ -123,13 +124,16 @@ class SeatView(PileSeatView):
         rest = [c for c in unseen if c not in known]
         return known, rest
 
-    def sample_deal(self, rng: random.Random) -> GameState:
-        """A game this seat may think possible, for search: the unseen cards re-dealt
-        uniformly at random around the partner's known cards (``hidden_cards``,
-        ``redeal``). Only public information decides where the hidden cards may go."""
+    def sample_deals(self, rng: random.Random) -> Iterator[GameState]:
+        """Games this seat may think possible, for search, without end: the unseen cards
+        re-dealt uniformly at random around the partner's known cards (``hidden_cards``,
+        read once for every deal; ``redeal``). Only public information decides where the
+        hidden cards may go."""
         known, rest = self.hidden_cards()
-        rng.shuffle(rest)
-        return self.redeal(known + rest)
+        while True:
+            shuffled = list(rest)
+            rng.shuffle(shuffled)
+            yield self.redeal(known + shuffled)
 
     # --- what screens draw ------------------------------------------------------
     def _discard_entry(self, code: str, who: int, took: int) -> dict:

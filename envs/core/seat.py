@@ -13,6 +13,7 @@ own ``seat.py``; nothing above ``envs/`` keeps a table per game.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -167,7 +168,7 @@ class PileSeatView(SeatView):
 class HandsAndStockSeatView(PileSeatView):
     """A seat view of a pile game whose hidden cards are the other hands and the stock
     (``state.hands``, ``state.stock``, melds on ``state.melds`` with ``physical()`` cards,
-    the discard log's ``taken`` a seat), and which search may re-deal (``sample_deal``)."""
+    the discard log's ``taken`` a seat), and which search may re-deal (``sample_deals``)."""
 
     __slots__ = ()
 
@@ -176,15 +177,7 @@ class HandsAndStockSeatView(PileSeatView):
         it took and has not laid or discarded since (the discard log's ``taken`` is a seat;
         the table's melds hold ``physical()`` cards). A card that may leave the table for a
         hand (``may_leave_table``) is never known this way."""
-        holder: dict[int, int] = {}
-        for card, _, taker in self.discard_log:  # a card's latest entry says where it went
-            holder[card] = taker
-        visible = self._visible()
-        known: dict[int, list[int]] = {s: [] for s in range(self.num_seats) if s != self.player}
-        for card, taker in holder.items():
-            if taker in known and card not in visible and not self.may_leave_table(card):
-                known[taker].append(card)
-        return {s: sorted(cards) for s, cards in known.items()}
+        return self._known_cards(self._visible())
 
     def may_leave_table(self, card: int) -> bool:
         """Whether a physical card laid on the table may later go to a hand (a joker taken
@@ -198,29 +191,43 @@ class HandsAndStockSeatView(PileSeatView):
         visible.update(c for m in self._state.melds for c in m.physical())
         return visible
 
-    def sample_deal(self, rng: random.Random) -> Any:
-        """A game this seat may think possible, for search: a copy in which the cards it
-        cannot see are dealt at random into the other hands (keeping ``known_cards`` where
-        they are, and every hand's size) and the stock. A stock turned over from the pile
-        (the discard log's ``taken`` -2) is public, in its order, and stays as it is. Only
-        public information decides where the hidden cards may go; the copy's deck is
-        cleared and its later deals are shuffled anew."""
+    def _known_cards(self, visible: set[int]) -> dict[int, list[int]]:
+        """``known_cards``, given the cards the seat sees."""
+        holder: dict[int, int] = {}
+        for card, _, taker in self.discard_log:  # a card's latest entry says where it went
+            holder[card] = taker
+        known: dict[int, list[int]] = {s: [] for s in range(self.num_seats) if s != self.player}
+        for card, taker in holder.items():
+            if taker in known and card not in visible and not self.may_leave_table(card):
+                known[taker].append(card)
+        return {s: sorted(cards) for s, cards in known.items()}
+
+    def sample_deals(self, rng: random.Random) -> Iterator[Any]:
+        """Games this seat may think possible, for search, without end: copies in which the
+        cards it cannot see are dealt at random into the other hands (keeping
+        ``known_cards`` where they are, and every hand's size) and the stock. A stock
+        turned over from the pile (the discard log's ``taken`` -2) is public, in its order,
+        and stays as it is. Only public information decides where the hidden cards may go
+        (read once, for every deal); each copy's deck is cleared and its later deals are
+        shuffled anew."""
         state = self._state
-        known = self.known_cards()
         visible = self._visible()
+        known = self._known_cards(visible)
         sizes = [len(h) for h in state.hands]
         refilled = any(taker == -2 for _, _, taker in self.discard_log)
         stock = list(state.stock) if refilled else []
         fixed = visible.union(*known.values(), stock)
         total = sum(sizes) + self.stock_size + len(visible) - sizes[self.player]
-        pool = [c for c in range(total) if c not in fixed]
-        rng.shuffle(pool)
-        new = state.clone()
-        for seat in known:
-            take = sizes[seat] - len(known[seat])
-            new.hands[seat] = known[seat] + pool[:take]
-            pool = pool[take:]
-        new.stock = stock if refilled else pool
-        new.deck = []
-        new.rng = random.Random(rng.randrange(2**32))
-        return new
+        hidden = [c for c in range(total) if c not in fixed]
+        while True:
+            pool = list(hidden)
+            rng.shuffle(pool)
+            new = state.clone()
+            for seat in known:
+                take = sizes[seat] - len(known[seat])
+                new.hands[seat] = known[seat] + pool[:take]
+                pool = pool[take:]
+            new.stock = list(stock) if refilled else pool
+            new.deck = []
+            new.rng = random.Random(rng.randrange(2**32))
+            yield new
