@@ -359,13 +359,14 @@ def check_bad_config_refused(name: str, options: dict, problem: str) -> None:
 
 
 # ------------------------------------------------------------------------------ training
-def check_per_seat_rewards(name: str, **options: Any) -> None:
+def check_per_seat_rewards(name: str, margin: bool = False, **options: Any) -> None:
     """Self-play games (seeds 0-2) on the learner's seats, played by the baseline's choices:
-    every seat's per-step rewards sum to its return scaled by 0.01, and some came before
-    the end of the game."""
+    every seat's per-step rewards sum to its return scaled by 0.01 (with ``margin``
+    (``reward_margin``): its return minus the other seats' mean, and every step's rewards
+    sum to 0 over the seats), and some came before the end of the game."""
     from commoncause.train.selfplay import SelfPlayEnv
 
-    env = SelfPlayEnv(1.0, game=name, reward_scale=0.01, **options)
+    env = SelfPlayEnv(1.0, game=name, reward_scale=0.01, reward_margin=margin, **options)
     agent = env.game.baseline("")
     for seed in range(3):
         env.reset(seed=seed)
@@ -380,8 +381,12 @@ def check_per_seat_rewards(name: str, **options: Any) -> None:
             done = terminated or truncated
             earned += info["rewards"]
             intermediate |= not done and any(info["rewards"])
+            if margin:
+                assert sum(info["rewards"]) == pytest.approx(0.0, abs=1e-9)
         assert terminated and info["result"] == "over"
-        assert earned == pytest.approx(np.array(info["returns"]) * 0.01)
+        returns = np.array(info["returns"])
+        others = (returns.sum() - returns) / (env.num_seats - 1)
+        assert earned == pytest.approx((returns - others if margin else returns) * 0.01)
         assert intermediate
 
 

@@ -211,6 +211,30 @@ def _positions(game: str, options: dict, count: int, seed: int = 0):
         env.step(int(rng.choice(legal)))
 
 
+@ray_test
+def test_margin_rewards_pay_each_seat_its_lead_over_the_others():
+    """With ``reward_margin`` a seat is paid, over a whole game, its points minus the other
+    seats' mean: the same random Dummy rummy games (3 players, 2 hands) through both."""
+    from commoncause.train.rllib_env import make_seats
+
+    for seed in range(2):
+        totals = []
+        for margin in (False, True):
+            env = make_seats("dummy_rummy", {"num_players": 3, "hands": 2}, 1.0, margin)
+            env.reset(seed=seed)
+            rng = np.random.default_rng(seed)
+            paid = dict.fromkeys(env.possible_agents, 0.0)
+            for agent in env.agent_iter():
+                obs, reward, terminated, truncated, _ = env.last()
+                paid[agent] += reward
+                done = terminated or truncated
+                env.step(None if done else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            totals.append(np.array(list(paid.values())))
+        plain, margin_paid = totals
+        assert plain.any()
+        np.testing.assert_allclose(margin_paid, plain - (plain.sum() - plain) / 2)
+
+
 def _module_probabilities(module, obs: dict) -> np.ndarray:
     import torch
     from ray.rllib.core.columns import Columns

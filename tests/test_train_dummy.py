@@ -12,6 +12,7 @@ from competitive import check_per_seat_rewards, smoke_train
 
 from commoncause.train.config import TrainConfig, load_config
 from commoncause.train.ppo import TorchPPO, compute_linked_gae
+from commoncause.train.selfplay import SelfPlayEnv
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "smoke_dummy.yaml"
@@ -22,11 +23,13 @@ class Monitor:
         pass
 
 
-def test_per_seat_rewards_sum_to_each_seats_return():
+@pytest.mark.parametrize("margin", [False, True])
+def test_per_seat_rewards_sum_to_each_seats_return(margin):
     """Two hands, the learner's seats played by the baseline's choices: every seat's
-    per-step rewards (intermediate hands included) sum to its return, scaled; the first
-    hand's points came before the end of the game."""
-    check_per_seat_rewards("dummy_rummy", num_players=3, hands=2)
+    per-step rewards (intermediate hands included) sum to its return (with
+    ``reward_margin`` its margin over the others' mean), scaled; the first hand's points
+    came before the end of the game."""
+    check_per_seat_rewards("dummy_rummy", margin, num_players=3, hands=2)
 
 
 class ScriptedEnv(gymnasium.Env):
@@ -138,6 +141,14 @@ def test_dummy_configs_load():
     with pytest.raises(ValueError, match="baseline_seats"):
         TrainConfig(game="dummy_rummy", game_options={"num_players": 2},
                     baseline_seats=2).validate()  # fmt: skip
+    long = load_config(ROOT / "configs" / "dummy_rummy_4p_long.yaml")
+    assert long.reward_margin and long.selfplay_kwargs()["reward_margin"]
+    with pytest.raises(ValueError, match="reward_margin is for competitive games"):
+        TrainConfig(reward_margin=True).validate()  # Common Cause: one team return
+    with pytest.raises(ValueError, match="reward_margin is for competitive games"):
+        SelfPlayEnv(reward_margin=True)
+    with pytest.raises(ValueError, match="reward_margin must be true or false"):
+        TrainConfig(game="dummy_rummy", game_options={}, reward_margin="yes").validate()
 
 
 def test_smoke_training_run(tmp_path, monkeypatch):
@@ -163,3 +174,10 @@ def test_cloning_data_is_bounded_by_decisions():
     assert (results <= 0).all() and (results == np.round(results)).all()  # minus penalty points
     everything = baseline_decisions(game, config, played, 0)
     assert everything[0] == played and len(everything[3]) == len(actions)
+    # reward_margin: heads-up, each decision's value target is its seat's points minus the
+    # opponent's, so the two seats' targets of a game are opposite
+    _, _, _, margin_actions, margins = baseline_decisions(game, config, 1, 0, reward_margin=True)
+    plain = baseline_decisions(game, config, 1, 0)[4]
+    assert (margin_actions == everything[3][: len(margin_actions)]).all()
+    assert set(np.round(margins, 6)) <= {plain.min() - plain.max(), plain.max() - plain.min()}
+    assert margins.min() == -margins.max() != 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from competitive import check_per_seat_rewards, smoke_train
 
 from commoncause.train.config import load_config
@@ -13,11 +14,13 @@ ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "smoke_open.yaml"
 
 
-def test_per_seat_rewards_sum_to_each_seats_points():
+@pytest.mark.parametrize("margin", [False, True])
+def test_per_seat_rewards_sum_to_each_seats_points(margin):
     """Two rounds played by the baseline's choices: every seat's per-step rewards (placed
-    points as earned, the hand's points at each round's end) sum to its total, scaled;
-    points placed came before the end of the game."""
-    check_per_seat_rewards("open_rummy", num_players=3, rounds=2)
+    points as earned, the hand's points at each round's end) sum to its total (with
+    ``reward_margin`` its margin over the others' mean), scaled; points placed came before
+    the end of the game."""
+    check_per_seat_rewards("open_rummy", margin, num_players=3, rounds=2)
 
 
 def test_open_configs_load():

@@ -4,8 +4,9 @@ The game's baseline (``game.baseline("")`` in every seat) plays games in chunks 
 ``chunk_decisions`` decisions (fresh deals, never stored whole, so memory is bounded whatever
 the observation size); the policy learns the baseline's choice at every decision with more
 than one legal move (masked cross-entropy) and the value network learns the return of the
-seat that decided, times ``reward_scale`` (the scale self-play pays rewards in, so PPO's value
-head starts where cloning left it).
+seat that decided (its margin over the others' mean with ``reward_margin``), times
+``reward_scale`` (as self-play pays rewards, so PPO's value head starts where cloning left
+it).
 """
 
 from __future__ import annotations
@@ -15,16 +16,23 @@ from collections.abc import Callable
 import numpy as np
 
 from commoncause.agents.trained import masked_logits
+from commoncause.train.selfplay import margins
 
 
 def baseline_decisions(
-    game, config, games: int, seed: int, max_decisions: int | None = None
+    game,
+    config,
+    games: int,
+    seed: int,
+    max_decisions: int | None = None,
+    reward_margin: bool = False,
 ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(games played, observations, legal masks, baseline actions, returns): up to ``games``
     games of the game's baseline in every seat, stopping after the game that reaches
     ``max_decisions`` decisions; each decision carries the return of the seat that made it
-    (a team game: the team's). A game is cut at the game's ``max_moves``, as the env
-    truncates it (a stalled round would otherwise never end)."""
+    (a team game: the team's; with ``reward_margin`` minus the other seats' mean). A game
+    is cut at the game's ``max_moves``, as the env truncates it (a stalled round would
+    otherwise never end)."""
     seats = game.num_seats(config)
     agents = [game.baseline("") for _ in range(seats)]
     obs, masks, actions, movers = [], [], [], []
@@ -54,7 +62,7 @@ def baseline_decisions(
                 actions.append(action)
                 movers.append(p)
             state.apply(action)
-        returns = state.returns()
+        returns = margins(state.returns()) if reward_margin else state.returns()
         results.extend(returns[p] for p in movers[start:])
     return (
         played,
@@ -75,6 +83,7 @@ def behaviour_clone(
     learning_rate: float,
     seed: int,
     reward_scale: float = 1.0,
+    reward_margin: bool = False,
     chunk_decisions: int = 40_000,
     progress: Callable[[int, dict], None] | None = None,
 ) -> dict:
@@ -93,7 +102,7 @@ def behaviour_clone(
     policy.set_training_mode(True)
     while done < games:
         n, obs, masks, actions, results = baseline_decisions(
-            game, config, games - done, seed * 7919 + chunk, chunk_decisions
+            game, config, games - done, seed * 7919 + chunk, chunk_decisions, reward_margin
         )
         results *= reward_scale
         losses, hits, value_losses = [], 0, []

@@ -73,6 +73,7 @@ class TrainingMonitor:
             cfg.bc_learning_rate,
             cfg.seed,
             reward_scale=cfg.reward_scale,
+            reward_margin=cfg.reward_margin,
             progress=progress,
         )
         for key, value in metrics.items():

@@ -123,6 +123,10 @@ class TrainConfig:
     """Multiplies every reward the learner is paid (not the logged returns): Dummy rummy's
     points are tens to hundreds a hand, so its configs use 0.01 to keep the value targets
     near 1; Common Cause's +-1 results keep 1.0."""
+    reward_margin: bool = False
+    """Competitive games: pay each seat its rewards minus the mean of the other seats'
+    (zero-sum, ``train/selfplay.py``'s ``margins``), the margin the goals and the
+    evaluations compare; False pays each seat its own points."""
     torch_threads: int = 1
     """Torch threads of the updates (the torch trainer's rollouts use one per process; sb3
     and the RLlib driver use this many throughout). More than 1 pays only on idle cores:
@@ -169,12 +173,13 @@ class TrainConfig:
 
     def selfplay_kwargs(self) -> dict:
         """Every keyword of the run's ``SelfPlayEnv``: the game, its options, the baseline
-        seats and the reward scale."""
+        seats and the rewards' scale and margin."""
         return {
             "baseline_partner_prob": self.baseline_partner_prob,
             "game": self.game,
             "baseline_seats": self.baseline_seats,
             "reward_scale": self.reward_scale,
+            "reward_margin": self.reward_margin,
             **self.env_kwargs(),
         }
 
@@ -196,6 +201,15 @@ class TrainConfig:
             )
         if not self.reward_scale > 0:
             raise ValueError(f"config reward_scale must be positive, got {self.reward_scale}")
+        if not isinstance(self.reward_margin, bool):
+            raise ValueError(
+                f"config reward_margin must be true or false, got {self.reward_margin!r}"
+            )
+        if self.reward_margin and game.team:
+            raise ValueError(
+                f"config reward_margin is for competitive games: the seats of {self.game} share "
+                "one return"
+            )
         if not game.team and self.trainer == "sb3":
             raise ValueError(
                 f"config trainer sb3 trains team games only (one reward stream); {self.game} is "

@@ -141,7 +141,8 @@ def algorithm_config(config: TrainConfig, start: int = 0):
                       "activation": config.activation},
     )  # fmt: skip
     env_config = {"game": config.game, "options": config.env_kwargs(),
-                  "reward_scale": config.reward_scale}  # fmt: skip
+                  "reward_scale": config.reward_scale,
+                  "reward_margin": config.reward_margin}  # fmt: skip
     return (
         PPOConfig()
         .environment(RLlibGameEnv, env_config=env_config, disable_env_checking=True)

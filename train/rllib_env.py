@@ -7,7 +7,8 @@ self-play env of the other trainers skips them too, so steps count the same deci
 pays each seat, times ``reward_scale``, everything it earned since its own last decision
 (other seats' moves and the skipped ones included) when it next decides or the game ends.
 So rewards are per seat: Common Cause pays both seats +1 / -1, a competitive game each
-seat its own points.
+seat its own points (with ``reward_margin``, minus the other seats' mean, as the self-play
+env pays them: ``train/selfplay.py``).
 """
 
 from __future__ import annotations
@@ -19,14 +20,16 @@ from pettingzoo.utils.wrappers import BaseWrapper
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
 from commoncause.envs.registry import get_game
+from commoncause.train.selfplay import margins
 
 
 class RLlibSeats(BaseWrapper):
     """A game's AEC env as RLlib's ``PettingZooEnv`` wants it (see the module docstring)."""
 
-    def __init__(self, env, reward_scale: float = 1.0) -> None:
+    def __init__(self, env, reward_scale: float = 1.0, reward_margin: bool = False) -> None:
         super().__init__(env)
         self.reward_scale = reward_scale
+        self.reward_margin = reward_margin
         space = env.observation_space(env.possible_agents[0])
         self._space = gymnasium.spaces.Dict(
             {"observations": space["observation"], "action_mask": space["action_mask"]}
@@ -65,7 +68,10 @@ class RLlibSeats(BaseWrapper):
         )
 
     def _collect(self) -> None:
-        for agent, reward in self.env.rewards.items():
+        rewards = self.env.rewards
+        if self.reward_margin:
+            rewards = dict(zip(rewards, margins(list(rewards.values())), strict=True))
+        for agent, reward in rewards.items():
             self._owed[agent] += reward * self.reward_scale
 
     def _play_forced(self) -> None:
@@ -80,17 +86,25 @@ class RLlibSeats(BaseWrapper):
             self._collect()
 
 
-def make_seats(game: str, options: dict, reward_scale: float = 1.0) -> RLlibSeats:
+def make_seats(
+    game: str, options: dict, reward_scale: float = 1.0, reward_margin: bool = False
+) -> RLlibSeats:
     """The wrapped AEC env of a registered game with these rules options."""
     record = get_game(game)
     raw = importlib.import_module(record.env_module).raw_env(**options)
-    return RLlibSeats(raw, reward_scale)
+    return RLlibSeats(raw, reward_scale, reward_margin)
 
 
 class RLlibGameEnv(PettingZooEnv):
-    """RLlib's env of a game: ``env_config`` is ``{"game", "options", "reward_scale"}``."""
+    """RLlib's env of a game: ``env_config`` is ``{"game", "options", "reward_scale",
+    "reward_margin"}``."""
 
     def __init__(self, env_config: dict) -> None:
         super().__init__(
-            make_seats(env_config["game"], env_config["options"], env_config["reward_scale"])
+            make_seats(
+                env_config["game"],
+                env_config["options"],
+                env_config["reward_scale"],
+                env_config.get("reward_margin", False),
+            )
         )

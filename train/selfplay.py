@@ -17,7 +17,10 @@ Two views of the rewards, for two kinds of trainer:
   ``reward_scale``), and ``info["seat"]`` names the seat of the next decision. A trainer
   that keeps one trajectory per seat (train/ppo.py) pays each seat's transition what that
   seat earned until its own next decision, intermediate rewards (Dummy rummy's points of
-  each hand) included.
+  each hand) included. With ``reward_margin`` each seat is paid instead what it earned
+  minus the mean of what the other seats earned (``margins``): zero-sum, the quantity a
+  competitive game's goals compare (a seat's points against its opponents'), so that ending
+  a round before the others score counts as well as scoring oneself.
 
 A finished game's info carries ``return`` (the deciding seat's) and ``returns`` (every
 seat's), unscaled. Moves with a single legal choice are played automatically (they teach
@@ -52,6 +55,13 @@ ILLEGAL_RESULT = "illegal action"
 TRUNCATED_RESULT = "truncated"
 
 
+def margins(values) -> tuple[float, ...]:
+    """Each seat's value minus the mean of the other seats' values (two seats or more)."""
+    others = len(values) - 1
+    total = sum(values)
+    return tuple(v - (total - v) / others for v in values)
+
+
 class SelfPlayEnv(gymnasium.Env):
     metadata = {"render_modes": []}
 
@@ -62,6 +72,7 @@ class SelfPlayEnv(gymnasium.Env):
         *,
         baseline_seats: int = 1,
         reward_scale: float = 1.0,
+        reward_margin: bool = False,
         **options,
     ) -> None:
         super().__init__()
@@ -80,6 +91,10 @@ class SelfPlayEnv(gymnasium.Env):
                 f"baseline_seats must be 1 to {self.num_seats - 1} (the learner keeps a seat) "
                 f"for {self.num_seats} seats, got {baseline_seats}"
             )
+        if reward_margin and self.game.team:
+            raise ValueError(
+                f"reward_margin is for competitive games: the seats of {game} share one return"
+            )
         size, n_actions = self.game.observation_size, self.game.num_actions
         self.hidden_size = self.game.hidden_size  # hidden_cards() size (0: the game has none)
         self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (size,), np.float32)
@@ -87,6 +102,7 @@ class SelfPlayEnv(gymnasium.Env):
         self.baseline_partner_prob = baseline_partner_prob
         self.baseline_count = baseline_seats
         self.reward_scale = float(reward_scale)
+        self.reward_margin = bool(reward_margin)
         self.per_seat = not self.game.team  # report every seat's rewards each step
         self.max_moves = int(self.aec.max_moves)
         self._baselines = [self.game.baseline("") for _ in range(baseline_seats)]
@@ -167,7 +183,9 @@ class SelfPlayEnv(gymnasium.Env):
                 info["rewards"] = tuple(self._earned)
             if self._truncated:
                 return self._observe(seat), 0.0, False, True, info
-            return self._observe(seat), state.returns()[seat] * self.reward_scale, True, False, info
+            returns = state.returns()
+            paid = margins(returns)[seat] if self.reward_margin else returns[seat]
+            return self._observe(seat), paid * self.reward_scale, True, False, info
         if self.per_seat:
             return self._observe(), 0.0, False, False, {
                 "seat": state.current, "rewards": tuple(self._earned)
@@ -191,6 +209,8 @@ class SelfPlayEnv(gymnasium.Env):
         """Add the last move's per-seat rewards to this step's."""
         earned = state.rewards()
         if any(earned):
+            if self.reward_margin:
+                earned = margins(earned)
             scale = self.reward_scale
             for s, r in enumerate(earned):
                 self._earned[s] += r * scale
