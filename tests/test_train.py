@@ -256,7 +256,6 @@ def test_a_centralised_critic_values_what_the_seat_does_not_see(tmp_path: Path):
     ("overrides", "message"),
     [
         ({"trainer": "sb3"}, "critic: state needs trainer: torch"),
-        ({"trainer": "torch", "game": "dummy_rummy", "game_options": {}}, "dummy_rummy has none"),
         ({"trainer": "torch", "bc_games": 10}, "trains the policy's value layers) must be 0"),
     ],
 )
@@ -265,6 +264,19 @@ def test_a_centralised_critic_is_refused_where_it_cannot_work(tmp_path, capsys, 
     config = smoke_config(tmp_path, critic="state", **overrides)
     assert main(["train", "--config", str(config)]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_centralised_critic_needs_the_games_hidden_cards(monkeypatch):
+    """A game without ``encode_hidden`` (every shipped game has one) refuses critic: state."""
+    import dataclasses
+
+    from commoncause.envs import registry
+    from commoncause.train.config import TrainConfig
+
+    record = dataclasses.replace(registry.get_game("dummy_rummy"), encode_hidden=None)
+    monkeypatch.setattr(registry, "get_game", lambda name: record)
+    with pytest.raises(ValueError, match="dummy_rummy has none"):
+        TrainConfig(trainer="torch", critic="state", game="dummy_rummy", game_options={}).validate()
 
 
 def test_gumbel_sampling_is_legal_and_follows_the_softmax():

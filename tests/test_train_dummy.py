@@ -181,3 +181,66 @@ def test_cloning_data_is_bounded_by_decisions():
     assert (margin_actions == everything[3][: len(margin_actions)]).all()
     assert set(np.round(margins, 6)) <= {plain.min() - plain.max(), plain.max() - plain.min()}
     assert margins.min() == -margins.max() != 0
+
+
+@pytest.mark.parametrize(("name", "options"), [("dummy_rummy", {"num_players": 3}),
+                                               ("open_rummy", {"num_players": 2})])  # fmt: skip
+def test_hidden_cards_show_the_other_hands_and_the_next_draws(name, options):
+    """A competitive game's ``encode_hidden`` (a centralised critic's input, training only):
+    the other hands counted from the seat's left, the stock's counts, then the next draws
+    in order; what the seat itself holds is not in it."""
+    from commoncause.envs.core.planes import NEXT_DRAWS
+    from commoncause.envs.registry import get_game
+
+    game = get_game(name)
+    state = game.new_game(game.make_config(**options), 5)
+    type_of = game.deck(state.config).type_of
+    n, seats = 53, state.num_seats
+    for seat in range(seats):
+        hidden = game.encode_hidden(state, seat)
+        assert hidden.shape == (game.hidden_size,)
+        planes = hidden[: -NEXT_DRAWS * n].reshape(-1, n)
+        for k in range(1, seats):
+            held = np.zeros(n)
+            for c in state.hands[(seat + k) % seats]:
+                held[type_of(c)] += 1
+            assert ((planes[k - 1] > 0) == (held > 0)).all()
+        assert not planes[seats - 1 : -1].any()  # seats the game does not have
+        assert (planes[-1] > 0).sum() == len({type_of(c) for c in state.stock})
+        draws = hidden[-NEXT_DRAWS * n :].reshape(NEXT_DRAWS, n)
+        assert draws.argmax(1).tolist() == [type_of(c) for c in state.stock[::-1][:NEXT_DRAWS]]
+        assert (draws.sum(1) == 1).all()
+        state.apply(state.legal_actions()[0])  # (the next seat's turn after a few moves)
+
+
+def test_critic_warmup_trains_the_values_alone(tmp_path):
+    """critic_warmup_steps: updates in the warm-up leave the policy's weights as they were
+    (critic: state, so no layer is shared) and train the critic; after it both move."""
+    import torch
+
+    cfg = TrainConfig(trainer="torch", n_envs=2, n_steps=32, batch_size=32, rollout_workers=2,
+                      game="dummy_rummy", game_options={"num_players": 2, "hands": 1},
+                      critic="state", critic_warmup_steps=64, baseline_partner_prob=0.0,
+                      reward_scale=0.01, reward_margin=True)  # fmt: skip
+    envs = [SelfPlayEnv(**cfg.selfplay_kwargs()) for _ in range(2)]
+    ppo = TorchPPO(cfg, envs, tmp_path)
+    ppo.reset_envs()
+
+    def weights():
+        return ({k: v.clone() for k, v in ppo.policy.state_dict().items()},
+                {k: v.clone() for k, v in ppo.critic.state_dict().items()})  # fmt: skip
+
+    def moved(before, after):
+        return any(not torch.equal(before[k], after[k]) for k in before)
+
+    try:
+        for warm in (True, False):
+            before = weights()
+            ppo.collect_rollout(Monitor())
+            ppo.update()
+            after = weights()
+            assert moved(before[0], after[0]) is not warm
+            assert moved(before[1], after[1])
+            assert (ppo.num_timesteps <= cfg.critic_warmup_steps) is warm
+    finally:
+        ppo.close_workers()

@@ -113,6 +113,11 @@ class TrainConfig:
     seat-critic run starts that run's values afresh)."""
     critic_net_arch: list[int] = field(default_factory=lambda: [64])
     """Hidden layer sizes of the centralised critic (critic: state)."""
+    critic_warmup_steps: int = 0
+    """Env steps at the start of a run in which the updates train the values alone (no
+    policy or entropy loss; torch trainer): a fresh critic (critic: state after init_from,
+    or a new reward) learns before its advantages steer the policy. With critic: seat the
+    shared feature layers still move."""
     baseline_partner_prob: float = 0.2
     """Share of self-play games where the game's baseline plays ``baseline_seats`` seats: in
     Common Cause the partner (keeps the agent a good partner for unfamiliar players), in a
@@ -233,7 +238,7 @@ class TrainConfig:
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"config {name} must be at least 1, got {getattr(self, name)}")
-        for name in ("total_steps", "bc_games"):
+        for name in ("total_steps", "bc_games", "critic_warmup_steps"):
             if getattr(self, name) < 0:
                 raise ValueError(f"config {name} must not be negative, got {getattr(self, name)}")
         for name in ("learning_rate", "bc_learning_rate", "clip_range"):
@@ -251,6 +256,8 @@ class TrainConfig:
         if self.trainer == "rllib" and self.baseline_partner_prob:
             raise ValueError("config baseline_partner_prob must be 0 with trainer rllib "
                              "(it seats no baseline yet)")  # fmt: skip
+        if self.critic_warmup_steps and self.trainer != "torch":
+            raise ValueError("config critic_warmup_steps needs trainer: torch")
         if self.critic not in ("seat", "state"):
             raise ValueError(f"config critic must be seat or state, got {self.critic!r}")
         if self.critic == "state":

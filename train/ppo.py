@@ -557,6 +557,8 @@ class TorchPPO:
             policy.set_training_mode(False)
             return
         sums = {"pg": [], "value": [], "entropy": [], "kl": [], "clip": [], "loss": []}
+        # the critic's warm-up: the rollouts of the first critic_warmup_steps train it alone
+        policy_weight = 0.0 if self.num_timesteps <= cfg.critic_warmup_steps else 1.0
         stop = False
         epochs = 0
         for _ in range(cfg.n_epochs):
@@ -570,9 +572,9 @@ class TorchPPO:
                 norm = (float(adv.mean()), float(adv.std()) + 1e-8) if len(idx) > 1 else None
                 shares = idx.tensor_split(min(len(self.workers) + 1, len(idx)))
                 for share, (_, connection) in zip(shares[1:], self.workers, strict=False):
-                    connection.send(("grad", share, norm, len(idx)))
+                    connection.send(("grad", share, norm, len(idx), policy_weight))
                 policy.optimizer.zero_grad(set_to_none=True)
-                loss, stats = self.share_loss(shares[0], norm, len(idx))
+                loss, stats = self.share_loss(shares[0], norm, len(idx), policy_weight)
                 loss.backward()
                 for index, (_, connection) in enumerate(self.workers[: len(shares) - 1], 1):
                     stats = [a + b for a, b in zip(stats, _receive(connection, index), strict=True)]
@@ -611,12 +613,15 @@ class TorchPPO:
         log("time/rollout_s", self.last_rollout[0])
         log("time/rollout_env_s", self.last_rollout[1])
 
-    def share_loss(self, idx: torch.Tensor, norm, total: int) -> tuple[torch.Tensor, list]:
+    def share_loss(
+        self, idx: torch.Tensor, norm, total: int, policy_weight: float = 1.0
+    ) -> tuple[torch.Tensor, list]:
         """PPO's loss on a share ``idx`` of a minibatch of ``total`` decisions, scaled so
         that the shares' losses (and gradients) add up to the minibatch's: each mean is the
         share's mean times ``len(idx) / total``. ``norm``: the minibatch's advantage mean and
-        std (None: not normalised). Returns the loss and its parts' contributions (policy,
-        value, entropy, approximate KL, clip fraction, total loss) as floats."""
+        std (None: not normalised). ``policy_weight`` multiplies the policy and entropy
+        terms (0 during the critic's warm-up). Returns the loss and its parts' contributions
+        (policy, value, entropy, approximate KL, clip fraction, total loss) as floats."""
         cfg, policy = self.config, self.policy
         obs = self.buf_obs.view(-1, self.obs_size)[idx]
         mask = self.buf_mask.view(-1, self.n_actions)[idx]
@@ -638,7 +643,8 @@ class TorchPPO:
         value_loss = F.mse_loss(self.buf_returns.view(-1)[idx], values)
         entropy_loss = -entropy.mean()
         weight = len(idx) / total
-        loss = (policy_loss + cfg.ent_coef * entropy_loss + cfg.vf_coef * value_loss) * weight
+        actor_loss = policy_loss + cfg.ent_coef * entropy_loss
+        loss = (policy_weight * actor_loss + cfg.vf_coef * value_loss) * weight
         with torch.no_grad():
             approx_kl = float(((ratio - 1) - (log_probs - old_log_probs)).mean())
             clip_fraction = float(((ratio - 1).abs() > cfg.clip_range).float().mean())
@@ -657,11 +663,13 @@ class TorchPPO:
             param.grad.add_(total[offset : offset + n].view_as(param))
             offset += n
 
-    def _worker_grad(self, worker: int, idx: torch.Tensor, norm, total: int) -> list:
+    def _worker_grad(
+        self, worker: int, idx: torch.Tensor, norm, total: int, policy_weight: float
+    ) -> list:
         """In a worker: the gradient of its share of a minibatch into its row of
         ``worker_grads``; returns the share's loss parts."""
         self.policy.optimizer.zero_grad(set_to_none=False)
-        loss, stats = self.share_loss(idx, norm, total)
+        loss, stats = self.share_loss(idx, norm, total, policy_weight)
         loss.backward()
         grads = torch.nn.utils.parameters_to_vector(p.grad for p in self.params)
         self.worker_grads[worker - 1] = grads
@@ -679,7 +687,7 @@ def _rollout_worker(model: TorchPPO, index: int, seed: int, connection) -> None:
             try:
                 if command == "collect":
                     connection.send(model._collect_slice(lo, hi))
-                else:  # ("grad", share, norm, total): its share of a minibatch's gradient
+                else:  # ("grad", share, norm, total, policy_weight): its minibatch share
                     connection.send(model._worker_grad(index, *command[1:]))
             except Exception:  # the learner raises it, naming this worker
                 connection.send(("error", traceback.format_exc()))

@@ -155,3 +155,42 @@ class DiscardPlanes:
             view[at + i] = value if value < 1.0 else 1.0
         self._seen = len(log)
         self._open = list(cur)
+
+
+# ------------------------------------------------------------------ what a seat does not see
+NEXT_DRAWS = 8
+"""Stock cards ``HiddenCards`` shows in draw order (the rest only counted)."""
+
+
+class HiddenCards:
+    """What one seat of a hands-and-stock game does not see, for a centralised critic in
+    training only (``Game.encode_hidden``; never an observation): the other hands, seats
+    counted from the seat's left (``max_seats - 1`` card-type planes), the stock's card
+    types (one plane), each a count times ``scale`` of its type capped at 1, then the next
+    ``NEXT_DRAWS`` cards of the stock in draw order, one-hot by card type. The state needs
+    ``hands``, ``num_seats`` and ``stock`` (its top, drawn next, last)."""
+
+    __slots__ = ("_type_of", "_scale", "_max_seats", "size")
+
+    def __init__(self, type_of: Sequence[int], scale: Sequence[float], max_seats: int) -> None:
+        self._type_of = type_of
+        self._scale = np.asarray(scale, dtype=np.float32)
+        self._max_seats = max_seats
+        self.size = (max_seats + NEXT_DRAWS) * N_CARD_TYPES
+
+    def encode(self, state, seat: int) -> np.ndarray:
+        type_of, n = self._type_of, N_CARD_TYPES
+        counts = np.zeros((self._max_seats, n), dtype=np.float32)
+        for k in range(1, state.num_seats):
+            row = counts[k - 1]
+            for c in state.hands[(seat + k) % state.num_seats]:
+                row[type_of[c]] += 1.0
+        stock = state.stock
+        for c in stock:
+            counts[-1, type_of[c]] += 1.0
+        counts *= self._scale
+        np.minimum(counts, 1.0, out=counts)
+        nxt = np.zeros((NEXT_DRAWS, n), dtype=np.float32)
+        for i, c in enumerate(reversed(stock[-NEXT_DRAWS:])):
+            nxt[i, type_of[c]] = 1.0
+        return np.concatenate((counts.ravel(), nxt.ravel()))

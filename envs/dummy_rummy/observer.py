@@ -34,7 +34,7 @@ import numpy as np
 
 from ..core.cards import N_CARD_TYPES
 from ..core.game import field_offsets
-from ..core.planes import DiscardPlanes
+from ..core.planes import DiscardPlanes, HiddenCards
 from .actions import CONTRACTS, DECK, IS_WILD, MAX_GROUPS, MAX_SEATS, TYPE_OF
 from .rules import CUTIN_PHASE, DRAW_PHASE, PLACE_PHASE, GameState
 
@@ -256,4 +256,8 @@ def encode_state(state: GameState) -> np.ndarray:
     return out
 
 
-__all__ = ["DRAW_PHASE", "OBS_SIZE", "STATE_SIZE", "Observer", "encode", "encode_state"]
+HIDDEN = HiddenCards(TYPE_OF, (0.5,) * (N_CARD_TYPES - 1) + (0.25,), MAX_SEATS)
+"""What a seat does not see, for centralised critics in training only (counts: a natural
+card / 2, a joker / 4)."""
+
+__all__ = ["DRAW_PHASE", "HIDDEN", "OBS_SIZE", "STATE_SIZE", "Observer", "encode", "encode_state"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..core.game import Game
 from .actions import N_ACTIONS
 from .notation import move_text, parse_move
-from .observer import OBS_SIZE, STATE_SIZE, Observer, encode_state
+from .observer import HIDDEN, OBS_SIZE, STATE_SIZE, Observer, encode_state
 from .render import render_table
 from .rules import GameState, OpenConfig
 from .seat import SeatView
@@ -33,6 +33,8 @@ GAME = Game(
     state_size=STATE_SIZE,
     observer=Observer,
     encode_state=encode_state,
+    hidden_size=HIDDEN.size,
+    encode_hidden=HIDDEN.encode,
     seat_view=SeatView,
     move_text=move_text,
     parse_move=parse_move,

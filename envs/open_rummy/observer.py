@@ -35,7 +35,7 @@ import numpy as np
 
 from ..core.cards import N_CARD_TYPES, N_STANDARD
 from ..core.game import field_offsets
-from ..core.planes import DiscardPlanes
+from ..core.planes import DiscardPlanes, HiddenCards
 from .actions import (
     LAYOFF_BASE,
     LAYOFF_WIDTH,
@@ -300,4 +300,8 @@ def encode_state(state: GameState) -> np.ndarray:
     return out
 
 
-__all__ = ["OBS_SIZE", "STATE_SIZE", "Observer", "encode", "encode_state"]
+HIDDEN = HiddenCards(TYPE_OF, CARD_SCALE, MAX_SEATS)
+"""What a seat does not see, for centralised critics in training only (counts scaled by
+``CARD_SCALE``)."""
+
+__all__ = ["HIDDEN", "OBS_SIZE", "STATE_SIZE", "Observer", "encode", "encode_state"]
