@@ -107,8 +107,8 @@ class TrainConfig:
     """What the value function reads: seat (the policy's own value layers, on the seat's
     observation) or state (torch trainer only; a centralised critic, as MAPPO's: its own
     network, ``critic_net_arch``, on the seat's observation and what the seat does not see,
-    e.g. the partner's hand and the stock in draw order; games with ``encode_hidden`` only:
-    Common Cause; training only, never in play: checkpoints keep it for --resume, exports
+    e.g. the partner's hand and the stock in draw order; games with ``encode_hidden`` only,
+    every shipped one; training only, never in play: checkpoints keep it for --resume, exports
     drop it; their policies' own value layers stay untrained, so init_from one into a
     seat-critic run starts that run's values afresh)."""
     critic_net_arch: list[int] = field(default_factory=lambda: [64])
