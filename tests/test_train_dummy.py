@@ -210,7 +210,7 @@ def test_hidden_cards_show_the_other_hands_and_the_next_draws(name, options):
         draws = hidden[-NEXT_DRAWS * n :].reshape(NEXT_DRAWS, n)
         assert draws.argmax(1).tolist() == [type_of(c) for c in state.stock[::-1][:NEXT_DRAWS]]
         assert (draws.sum(1) == 1).all()
-        state.apply(state.legal_actions()[0])  # (the next seat's turn after a few moves)
+        state.apply(state.legal_actions()[0])  # (each seat looks at a later state)
 
 
 def test_critic_warmup_trains_the_values_alone(tmp_path):

@@ -105,6 +105,6 @@ class RLlibGameEnv(PettingZooEnv):
                 env_config["game"],
                 env_config["options"],
                 env_config["reward_scale"],
-                env_config.get("reward_margin", False),
+                env_config["reward_margin"],
             )
         )
