@@ -166,21 +166,58 @@ def test_cloning_data_is_bounded_by_decisions():
 
     game = get_game("dummy_rummy")
     config = game.make_config(num_players=2, hands=1)
-    played, obs, masks, actions, results = baseline_decisions(game, config, 50, 0, 300)
-    assert 1 <= played < 50
+    data = baseline_decisions(game, config, 50, 0, 300)
+    actions, results = data.actions, data.returns
+    assert 1 <= data.played < 50
     assert 300 <= len(actions) < 300 + game.max_moves
-    assert obs.shape == (len(actions), game.observation_size)
-    assert masks[np.arange(len(actions)), actions].all()
+    assert data.obs.shape == (len(actions), game.observation_size)
+    assert data.masks[np.arange(len(actions)), actions].all()
     assert (results <= 0).all() and (results == np.round(results)).all()  # minus penalty points
-    everything = baseline_decisions(game, config, played, 0)
-    assert everything[0] == played and len(everything[3]) == len(actions)
+    assert set(data.kinds) <= {"draw", "discard", "meld", "layoff", "cutin"}
+    assert {"draw", "discard", "meld"} <= set(data.kinds)
+    everything = baseline_decisions(game, config, data.played, 0)
+    assert everything.played == data.played and len(everything.actions) == len(actions)
     # reward_margin: heads-up, each decision's value target is its seat's points minus the
     # opponent's, so the two seats' targets of a game are opposite
-    _, _, _, margin_actions, margins = baseline_decisions(game, config, 1, 0, reward_margin=True)
-    plain = baseline_decisions(game, config, 1, 0)[4]
-    assert (margin_actions == everything[3][: len(margin_actions)]).all()
+    margin = baseline_decisions(game, config, 1, 0, reward_margin=True)
+    margins, plain = margin.returns, baseline_decisions(game, config, 1, 0).returns
+    assert (margin.actions == everything.actions[: len(margin.actions)]).all()
     assert set(np.round(margins, 6)) <= {plain.min() - plain.max(), plain.max() - plain.min()}
     assert margins.min() == -margins.max() != 0
+
+
+def test_cloning_measures_agreement_on_unseen_decisions_by_kind():
+    """Agreement counts the decisions where the policy's likeliest legal move is the
+    baseline's, by kind of move; cloning reports it on each chunk before training on it
+    (from the second chunk on), beside the fit on the chunk it trained on."""
+    import torch
+
+    from commoncause.agents.trained import build_policy, masked_logits
+    from commoncause.envs.registry import get_game
+    from commoncause.train.bc import agreement, baseline_decisions, behaviour_clone
+
+    game = get_game("dummy_rummy")
+    config = game.make_config(num_players=2, hands=1)
+    policy = build_policy(16, [16], "tanh", game.observation_size, game.num_actions)
+    data = baseline_decisions(game, config, 2, 0)
+    with torch.no_grad():
+        likeliest = masked_logits(policy, torch.as_tensor(data.obs), torch.as_tensor(data.masks))
+    data.actions = likeliest.argmax(dim=1).numpy()
+    assert agreement(policy, data) == (1.0, dict.fromkeys(set(data.kinds), 1.0))
+    other = np.array([np.flatnonzero(m & (np.arange(len(m)) != a))[0]
+                      for m, a in zip(data.masks, data.actions, strict=True)])  # fmt: skip
+    data.actions[::2] = other[::2]  # every other decision: another legal move
+    overall, by_kind = agreement(policy, data)
+    assert overall == pytest.approx(0.5, abs=1 / len(other))
+    assert overall == pytest.approx(
+        sum(share * (data.kinds == kind).sum() for kind, share in by_kind.items()) / len(other)
+    )
+    one_chunk = behaviour_clone(policy, game, config, 2, 1, 64, 1e-3, 0)
+    assert "bc/agreement_unseen" not in one_chunk and 0 <= one_chunk["bc/accuracy"] <= 1
+    chunks = behaviour_clone(policy, game, config, 4, 1, 64, 1e-3, 0, chunk_decisions=50)
+    kinds = {key.rsplit("/", 1)[1] for key in chunks if key.startswith("bc/agreement_unseen/")}
+    assert {"draw", "discard"} <= kinds <= {"draw", "discard", "meld", "layoff", "cutin"}
+    assert 0 <= chunks["bc/agreement_unseen"] <= 1
 
 
 @pytest.mark.parametrize(("name", "options"), [("dummy_rummy", {"num_players": 3}),

@@ -7,16 +7,41 @@ than one legal move (masked cross-entropy) and the value network learns the retu
 seat that decided (its margin over the others' mean with ``reward_margin``), times
 ``reward_scale`` (as self-play pays rewards, so PPO's value head starts where cloning left
 it).
+
+Agreement with the baseline is measured twice a chunk: on its decisions before training on
+them (``bc/agreement_unseen``, from the second chunk on: what the policy has learned to
+generalise), overall and by the kind of move (the first word of its notation:
+``bc/agreement_unseen/discard`` ...), and after (``bc/accuracy``, the fit).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from commoncause.agents.trained import masked_logits
 from commoncause.train.selfplay import margins
+
+
+@dataclass
+class Decisions:
+    """The baseline's decisions with more than one legal move, one row each."""
+
+    played: int
+    """Games played."""
+    obs: np.ndarray
+    """The deciding seat's observation."""
+    masks: np.ndarray
+    """Its legal moves."""
+    actions: np.ndarray
+    """The baseline's move."""
+    returns: np.ndarray
+    """The return of the seat that decided."""
+    kinds: np.ndarray
+    """The kind of the baseline's move: the first word of its notation (``draw``,
+    ``discard``, ``meld`` ...)."""
 
 
 def baseline_decisions(
@@ -26,16 +51,15 @@ def baseline_decisions(
     seed: int,
     max_decisions: int | None = None,
     reward_margin: bool = False,
-) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(games played, observations, legal masks, baseline actions, returns): up to ``games``
-    games of the game's baseline in every seat, stopping after the game that reaches
-    ``max_decisions`` decisions; each decision carries the return of the seat that made it
-    (a team game: the team's; with ``reward_margin`` minus the other seats' mean). A game
-    is cut at the game's ``max_moves``, as the env truncates it (a stalled round would
-    otherwise never end)."""
+) -> Decisions:
+    """Up to ``games`` games of the game's baseline in every seat, stopping after the game
+    that reaches ``max_decisions`` decisions; each decision carries the return of the seat
+    that made it (a team game: the team's; with ``reward_margin`` minus the other seats'
+    mean). A game is cut at the game's ``max_moves``, as the env truncates it (a stalled
+    round would otherwise never end)."""
     seats = game.num_seats(config)
     agents = [game.baseline("") for _ in range(seats)]
-    obs, masks, actions, movers = [], [], [], []
+    obs, masks, actions, movers, kinds = [], [], [], [], []
     results: list[float] = []
     played = 0
     for g in range(games):
@@ -61,16 +85,34 @@ def baseline_decisions(
                 masks.append(mask)
                 actions.append(action)
                 movers.append(p)
+                kinds.append(game.move_text(state, action).split()[0])
             state.apply(action)
         returns = margins(state.returns()) if reward_margin else state.returns()
         results.extend(returns[p] for p in movers[start:])
-    return (
+    return Decisions(
         played,
         np.asarray(obs, dtype=np.float32),
         np.asarray(masks, dtype=bool),
         np.asarray(actions, dtype=np.int64),
         np.asarray(results, dtype=np.float32),
+        np.asarray(kinds, dtype=str),
     )
+
+
+def agreement(policy, data: Decisions) -> tuple[float, dict[str, float]]:
+    """The share of ``data``'s decisions where the policy's likeliest legal move is the
+    baseline's, overall and by kind of move."""
+    import torch
+
+    choices = []
+    with torch.no_grad():  # in slices: a chunk's logits at once would take a GB
+        for i in range(0, len(data.actions), 4096):
+            rows = slice(i, i + 4096)
+            obs, masks = torch.as_tensor(data.obs[rows]), torch.as_tensor(data.masks[rows])
+            choices.append(masked_logits(policy, obs, masks).argmax(dim=1).numpy())
+    hits = np.concatenate(choices) == data.actions if choices else np.zeros(0, dtype=bool)
+    by_kind = {str(k): float(hits[data.kinds == k].mean()) for k in np.unique(data.kinds)}
+    return float(hits.mean()) if len(hits) else 0.0, by_kind
 
 
 def behaviour_clone(
@@ -91,7 +133,9 @@ def behaviour_clone(
     ``config``.
 
     ``progress(games_done, metrics)`` is called after each chunk. Returns the last metrics:
-    ``bc/loss``, ``bc/accuracy`` (agreement with the baseline), ``bc/value_loss``."""
+    ``bc/loss``, ``bc/accuracy`` (agreement with the baseline on the chunk it trained on),
+    ``bc/value_loss`` and, from the second chunk on, ``bc/agreement_unseen`` and
+    ``bc/agreement_unseen/<kind>`` (on the chunk before training on it)."""
     import torch
 
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
@@ -101,11 +145,16 @@ def behaviour_clone(
     chunk = 0
     policy.set_training_mode(True)
     while done < games:
-        n, obs, masks, actions, results = baseline_decisions(
+        data = baseline_decisions(
             game, config, games - done, seed * 7919 + chunk, chunk_decisions, reward_margin
         )
+        obs, masks, actions, results = data.obs, data.masks, data.actions, data.returns
         results *= reward_scale
-        losses, hits, value_losses = [], 0, []
+        if chunk:  # decisions the policy has not trained on
+            unseen, by_kind = agreement(policy, data)
+            metrics["bc/agreement_unseen"] = unseen
+            metrics.update({f"bc/agreement_unseen/{k}": v for k, v in by_kind.items()})
+        losses, value_losses = [], []
         for _ in range(epochs):
             order = rng.permutation(len(actions))
             for i in range(0, len(order), batch_size):
@@ -127,17 +176,14 @@ def behaviour_clone(
                 optimizer.step()
                 losses.append(loss_pi.item())
                 value_losses.append(loss_v.item())
-        with torch.no_grad():  # agreement with the baseline on this chunk
-            logits = masked_logits(policy, torch.as_tensor(obs), torch.as_tensor(masks))
-            hits = int((logits.argmax(dim=1).numpy() == actions).sum())
-        done += n
+        done += data.played
         chunk += 1
-        metrics = {
+        metrics.update({
             "bc/loss": float(np.mean(losses)),
             "bc/value_loss": float(np.mean(value_losses)),
-            "bc/accuracy": hits / max(1, len(actions)),
+            "bc/accuracy": agreement(policy, data)[0],
             "bc/samples": len(actions),
-        }
+        })  # fmt: skip
         if progress:
             progress(done, metrics)
     policy.set_training_mode(False)

@@ -78,8 +78,18 @@ class TrainingMonitor:
         )
         for key, value in metrics.items():
             model.logger.record(key, value)
+        unseen = ""
+        if "bc/agreement_unseen" in metrics:  # two chunks or more
+            kinds = ", ".join(
+                f"{key.rsplit('/', 1)[1]} {value:.1%}"
+                for key, value in metrics.items()
+                if key.startswith("bc/agreement_unseen/")
+            )
+            share = metrics["bc/agreement_unseen"]
+            unseen = f"; on decisions before training on them {share:.1%} ({kinds})"
         self.trainer.say(
             f"cloned the baseline on {cfg.bc_games:,} games: agreement {metrics['bc/accuracy']:.1%}"
+            + unseen
         )
         self.bar.remove_task(task)
 
