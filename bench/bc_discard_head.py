@@ -35,10 +35,15 @@ from commoncause.envs.open_rummy.actions import CARDSWAP_BASE, DISCARD_BASE, N_A
 from commoncause.envs.open_rummy.baseline import usefulness
 from commoncause.envs.open_rummy.observer import OFFSET
 from commoncause.envs.registry import get_game
-from commoncause.train.bc import Decisions, baseline_decisions
+from commoncause.train.bc import Decisions, agreement, baseline_decisions
 
 N_TYPES = 53  # card types: 52 standard, 52 = joker
 JOKER = 52
+
+
+def discard_key(card: int, hand: list[int]) -> tuple[float, int]:
+    """The baseline's discard key of a card: its usefulness, then its points."""
+    return usefulness(card, hand), points(card) if card != JOKER else 0
 
 
 def card_features(obs: np.ndarray) -> np.ndarray:
@@ -48,8 +53,8 @@ def card_features(obs: np.ndarray) -> np.ndarray:
     for row, counts in enumerate(hand):
         held = np.flatnonzero(counts > 0).tolist()
         for t in held:
-            out[row, t] = usefulness(t, held) / 10
-            out[row, N_TYPES + t] = (points(t) if t != JOKER else 0) / 15
+            use, pts = discard_key(t, held)
+            out[row, t], out[row, N_TYPES + t] = use / 10, pts / 15
     return out
 
 
@@ -77,18 +82,10 @@ class Clone(torch.nn.Module):
         return logits.masked_fill(~masks, -1e8)
 
 
-def agreement(model: Clone, data: Decisions) -> dict[str, float]:
+def held_out_agreement(model: Clone, data: Decisions) -> dict[str, float]:
     """Held-out agreement with the baseline, overall and by kind of move."""
-    hits = []
-    with torch.no_grad():
-        for i in range(0, len(data.actions), 4096):
-            rows = slice(i, i + 4096)
-            logits = model(torch.as_tensor(data.obs[rows]), torch.as_tensor(data.masks[rows]))
-            hits.append(logits.argmax(dim=1).numpy() == data.actions[rows])
-    hit = np.concatenate(hits)
-    return {"all": float(hit.mean())} | {
-        str(k): float(hit[data.kinds == k].mean()) for k in np.unique(data.kinds)
-    }
+    overall, by_kind = agreement(model, data, lambda m, obs, masks: m(obs, masks))
+    return {"all": overall} | by_kind
 
 
 def clone(train: Decisions, test: Decisions, card_head: bool, epochs: int, seed: int) -> list:
@@ -105,13 +102,8 @@ def clone(train: Decisions, test: Decisions, card_head: bool, epochs: int, seed:
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-        curve.append(agreement(model, test))
+        curve.append(held_out_agreement(model, test))
     return curve
-
-
-def discard_key(card: int, hand: list[int]) -> tuple[float, int]:
-    """The baseline's discard key of a card: its usefulness, then its points."""
-    return usefulness(card, hand), points(card) if card != JOKER else 0
 
 
 def policy_discards(path: str, players: int, rounds: int, seed: int) -> dict[str, float]:

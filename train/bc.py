@@ -99,9 +99,12 @@ def baseline_decisions(
     )
 
 
-def agreement(policy, data: Decisions) -> tuple[float, dict[str, float]]:
+def agreement(
+    policy, data: Decisions, logits: Callable = masked_logits
+) -> tuple[float, dict[str, float]]:
     """The share of ``data``'s decisions where the policy's likeliest legal move is the
-    baseline's, overall and by kind of move."""
+    baseline's, overall and by kind of move; ``logits(policy, obs, masks)`` scores the
+    moves (illegal ones far below)."""
     import torch
 
     choices = []
@@ -109,7 +112,7 @@ def agreement(policy, data: Decisions) -> tuple[float, dict[str, float]]:
         for i in range(0, len(data.actions), 4096):
             rows = slice(i, i + 4096)
             obs, masks = torch.as_tensor(data.obs[rows]), torch.as_tensor(data.masks[rows])
-            choices.append(masked_logits(policy, obs, masks).argmax(dim=1).numpy())
+            choices.append(logits(policy, obs, masks).argmax(dim=1).numpy())
     hits = np.concatenate(choices) == data.actions if choices else np.zeros(0, dtype=bool)
     by_kind = {str(k): float(hits[data.kinds == k].mean()) for k in np.unique(data.kinds)}
     return float(hits.mean()) if len(hits) else 0.0, by_kind
