@@ -157,10 +157,11 @@ class PolicyRollouts:
         """1.0 per game ``seat`` won, else 0.0 (``seat_won``; the states are played on)."""
         import torch
 
+        from .networks import action_logits
+
         game = self.game
         observers = [[game.observer(s) for s in range(st.num_seats)] for st in states]
         policy = self.policy
-        head = policy.action_net
         running = list(range(len(states)))
         moves = 0
         while running and moves < game.max_moves:
@@ -178,12 +179,12 @@ class PolicyRollouts:
             obs = np.stack([observers[i][states[i].current].encode(states[i]) for i, _ in waiting])
             rows = [a for _, legal in waiting for a in legal]
             owner = [k for k, (_, legal) in enumerate(waiting) for _ in legal]
-            with torch.no_grad():
-                latent = policy.mlp_extractor.forward_actor(
-                    policy.extract_features(torch.as_tensor(obs))
-                )
-                ids = torch.as_tensor(rows)
-                logits = (head.weight[ids] * latent[torch.as_tensor(owner)]).sum(1) + head.bias[ids]
+            with torch.no_grad():  # the head only on the moves legal somewhere
+                obs_t = torch.as_tensor(obs)
+                latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs_t))
+                columns, at_column = np.unique(rows, return_inverse=True)
+                table = action_logits(policy, obs_t, latent, torch.as_tensor(columns))
+                logits = table[torch.as_tensor(owner), torch.as_tensor(at_column)]
             logits = logits.numpy()
             at = 0
             for i, legal in waiting:

@@ -45,24 +45,39 @@ def build_policy(
     activation: str = "tanh",
     obs_size: int | None = None,
     n_actions: int | None = None,
+    card_moves=None,
 ):
     """An untrained policy network of the given shape (CPU), for observations of
-    ``obs_size`` and ``n_actions`` moves (default: those of the default game)."""
+    ``obs_size`` and ``n_actions`` moves (default: those of the default game); with
+    ``card_moves`` (a game's ``CardMoves``) it has a per-card head (``networks.CardHead``,
+    the module ``card_head``; its optimizer covers it)."""
     import gymnasium
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from .networks import policy_kwargs
+    from .networks import CardHead, policy_kwargs
 
     if obs_size is None or n_actions is None:
         default = get_game(DEFAULT_GAME)
         obs_size = default.observation_size if obs_size is None else obs_size
         n_actions = default.num_actions if n_actions is None else n_actions
-    return MaskableActorCriticPolicy(
+    policy = MaskableActorCriticPolicy(
         gymnasium.spaces.Box(0.0, 1.0, (obs_size,), np.float32),
         gymnasium.spaces.Discrete(n_actions),
         lr_schedule=lambda _: 0.0,
         **policy_kwargs(features_dim, net_arch, activation),
     )
+    if card_moves is not None:
+        policy.card_head = CardHead(card_moves, net_arch[-1], n_actions, activation)
+        policy.optimizer = policy.optimizer_class(
+            policy.parameters(), lr=0.0, **policy.optimizer_kwargs
+        )
+    return policy
+
+
+def checkpoint_card_moves(data: dict):
+    """The ``CardMoves`` of a checkpoint's per-card head (None: it has none; older
+    checkpoints have none)."""
+    return get_game(data["game"]).card_moves if data.get("card_head") else None
 
 
 def _load_error(path: Path, error: Exception) -> str:
@@ -117,11 +132,13 @@ def policy_from_checkpoint(data: dict):
     weights do not fit the network shape it records."""
     policy = build_policy(
         data["features_dim"], data["net_arch"], data["activation"],
-        data["obs_size"], data["n_actions"],
+        data["obs_size"], data["n_actions"], checkpoint_card_moves(data),
     )  # fmt: skip
     expected = {k: tuple(v.shape) for k, v in policy.state_dict().items()}
     given = {k: tuple(v.shape) for k, v in data["policy"].items()}
     shape = f"features_dim {data['features_dim']}, net_arch {list(data['net_arch'])}"
+    if data.get("card_head"):
+        shape += ", a per-card head"
     if set(expected) != set(given):
         odd = sorted(set(expected) ^ set(given))
         raise ValueError(f"checkpoint weights do not fit the network ({shape}): layers {odd}")
@@ -142,14 +159,18 @@ ILLEGAL_LOGIT = -1e8
 
 def masked_logits(policy, obs, mask):
     """Action logits of ``policy`` for a batch, illegal moves at -1e8 (torch tensors)."""
+    from .networks import action_logits
+
     latent_pi = policy.mlp_extractor.forward_actor(policy.extract_features(obs))
-    return policy.action_net(latent_pi).masked_fill(~mask, ILLEGAL_LOGIT)
+    return action_logits(policy, obs, latent_pi).masked_fill(~mask, ILLEGAL_LOGIT)
 
 
 def masked_logits_and_values(policy, obs, mask):
     """``masked_logits`` and the value estimates (flat) from one pass of the shared layer."""
+    from .networks import action_logits
+
     latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
-    logits = policy.action_net(latent_pi).masked_fill(~mask, ILLEGAL_LOGIT)
+    logits = action_logits(policy, obs, latent_pi).masked_fill(~mask, ILLEGAL_LOGIT)
     return logits, policy.value_net(latent_vf).flatten()
 
 
@@ -219,14 +240,14 @@ class PolicyAgent:
         """The policy's move probabilities (zero on illegal moves)."""
         import torch
 
+        from .networks import action_logits
+
         legal = view.legal_actions()
         obs = torch.as_tensor(view.observation()).unsqueeze(0)
         policy = self.policy
         with torch.no_grad():  # the action head only on the legal moves: the same softmax
-            latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs))[0]
-            rows = torch.as_tensor(legal)
-            head = policy.action_net
-            logits = torch.mv(head.weight[rows], latent) + head.bias[rows]
+            latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs))
+            logits = action_logits(policy, obs, latent, torch.as_tensor(legal))[0]
             probs = np.zeros(self.n_actions, dtype=np.float32)
             probs[legal] = torch.softmax(logits, dim=0).numpy()
         return probs

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from commoncause.agents.trained import masked_logits
+from commoncause.agents.networks import action_logits
+from commoncause.agents.trained import ILLEGAL_LOGIT, masked_logits
 from commoncause.train.selfplay import margins
 
 
@@ -166,8 +167,8 @@ def behaviour_clone(
                 a = torch.as_tensor(actions[idx])
                 features = policy.extract_features(o)
                 latent_pi, latent_vf = policy.mlp_extractor(features)
-                logits = policy.action_net(latent_pi).masked_fill(
-                    ~torch.as_tensor(masks[idx]), -1e8
+                logits = action_logits(policy, o, latent_pi).masked_fill(
+                    ~torch.as_tensor(masks[idx]), ILLEGAL_LOGIT
                 )
                 loss_pi = torch.nn.functional.cross_entropy(logits, a)
                 values = policy.value_net(latent_vf).flatten()

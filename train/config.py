@@ -51,6 +51,11 @@ class TrainConfig:
     """Hidden layers of the policy head and of the value head, after the shared layer."""
     activation: str = "tanh"
     """Hidden activation: tanh or relu."""
+    card_head: bool = False
+    """Add a per-card head (``agents.networks.CardHead``): one small MLP shared by the card
+    types scores each one-card move (a discard...) from the card's neighbours in the hand,
+    its type and the policy latent, on top of the linear head. For games with
+    ``card_moves`` (Dummy rummy, Open Rummy)."""
 
     init_from: str | None = None
     """Start from this checkpoint's policy weights (a new run: no cloning, a fresh optimizer;
@@ -226,11 +231,12 @@ class TrainConfig:
             from commoncause.agents.trained import load_checkpoint
 
             start = load_checkpoint(self.init_from, game=self.game)
-            shape = (start["features_dim"], list(start["net_arch"]), start["activation"])
-            if shape != (self.features_dim, list(self.net_arch), self.activation):
+            shape = (start["features_dim"], list(start["net_arch"]), start["activation"],
+                     bool(start.get("card_head")))  # fmt: skip
+            if shape != (mine := self.network_shape()):
                 raise ValueError(
-                    f"config init_from {self.init_from} has the network {shape}, the config "
-                    f"{(self.features_dim, list(self.net_arch), self.activation)}"
+                    f"config init_from {self.init_from} has the network {shape} (features_dim, "
+                    f"net_arch, activation, card_head), the config {mine}"
                 )
         positive = ("features_dim", "n_envs", "n_steps", "batch_size", "n_epochs",
                     "eval_interval", "eval_games", "final_eval_games", "checkpoint_interval",
@@ -271,6 +277,11 @@ class TrainConfig:
                     "config critic: state starts its critic untrained, so bc_games "
                     "(which trains the policy's value layers) must be 0"
                 )
+        if not isinstance(self.card_head, bool):
+            raise ValueError(f"config card_head must be true or false, got {self.card_head!r}")
+        if self.card_head and game.card_moves is None:  # (neither trains with sb3)
+            raise ValueError(f"config card_head needs a game with one-card moves "
+                             f"(card_moves); {self.game} has none")  # fmt: skip
         if self.vec_env not in ("subproc", "dummy"):
             raise ValueError(f"config vec_env must be subproc or dummy, got {self.vec_env!r}")
         if self.activation not in ("tanh", "relu"):
@@ -279,6 +290,10 @@ class TrainConfig:
             sizes = getattr(self, name)
             if not sizes or any(not isinstance(n, int) or n < 1 for n in sizes):
                 raise ValueError(f"config {name} must be a list of layer sizes, got {sizes}")
+
+    def network_shape(self) -> tuple:
+        """(features_dim, net_arch, activation, card_head): what a checkpoint must match."""
+        return self.features_dim, list(self.net_arch), self.activation, self.card_head
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

@@ -13,8 +13,8 @@ from .curve import plot_training_curve
 from .trainer import intended_use
 
 SHIPPED_KEYS = ("format", "game", "env_version", "obs_size", "n_actions", "features_dim",
-                "net_arch", "activation", "policy", "num_timesteps", "config", "run_name",
-                "evaluations", "best_win_rate", "seconds")  # fmt: skip
+                "net_arch", "activation", "card_head", "policy", "num_timesteps", "config",
+                "run_name", "evaluations", "best_win_rate", "seconds")  # fmt: skip
 
 
 def export_checkpoint(source: str | Path, out_dir: str | Path, lineage: list[str] = ()) -> Path:

@@ -74,6 +74,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from commoncause.agents.networks import action_logits
 from commoncause.agents.trained import ILLEGAL_LOGIT, build_policy
 
 from .config import TrainConfig
@@ -185,8 +186,7 @@ def legal_logits_and_values(
     else:
         latent_pi = policy.mlp_extractor.forward_actor(features)
         values = critic(torch.cat((obs, hidden), dim=1)).flatten()
-    head = policy.action_net
-    logits = F.linear(latent_pi, head.weight[columns], head.bias[columns])
+    logits = action_logits(policy, obs, latent_pi, columns)
     logits = logits.masked_fill(~mask[:, columns], ILLEGAL_LOGIT)
     return columns, logits, values
 
@@ -236,8 +236,9 @@ class TorchPPO:
         self.obs_size = obs_size = int(envs[0].observation_space.shape[0])
         self.n_actions = n_actions = int(envs[0].action_space.n)
         self.policy = build_policy(
-            cfg.features_dim, cfg.net_arch, cfg.activation, obs_size, n_actions
-        )
+            cfg.features_dim, cfg.net_arch, cfg.activation, obs_size, n_actions,
+            cfg.game_record().card_moves if cfg.card_head else None,
+        )  # fmt: skip
         # critic: state: a network of its own on the observation and the hidden cards
         self.hidden_size = int(envs[0].hidden_size) if cfg.critic == "state" else 0
         self.critic = (

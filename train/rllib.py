@@ -138,7 +138,8 @@ def algorithm_config(config: TrainConfig, start: int = 0):
     spec = RLModuleSpec(
         module_class=MaskedPolicyModule,
         model_config={"features_dim": config.features_dim, "net_arch": list(config.net_arch),
-                      "activation": config.activation},
+                      "activation": config.activation, "game": config.game,
+                      "card_head": config.card_head},
     )  # fmt: skip
     env_config = {"game": config.game, "options": config.env_kwargs(),
                   "reward_scale": config.reward_scale,
@@ -216,7 +217,8 @@ class RLlibModel:
         self.config, self.session, self.run_dir = config, session, Path(run_dir)
         game = config.game_record()
         self.policy = build_policy(config.features_dim, config.net_arch, config.activation,
-                                   game.observation_size, game.num_actions)  # fmt: skip
+                                   game.observation_size, game.num_actions,
+                                   game.card_moves if config.card_head else None)  # fmt: skip
         self.policy.optimizer = LearnerOptimizer(self, self.policy.optimizer.state_dict())
         self.modules = module_ids(config)
         self.num_timesteps = 0

@@ -23,6 +23,7 @@ from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 
 from commoncause.agents.trained import ILLEGAL_LOGIT, build_policy, masked_logits
+from commoncause.envs.registry import get_game
 
 from .ppo import legal_logits_and_values
 
@@ -68,9 +69,11 @@ class MaskedPolicyModule(TorchRLModule, ValueFunctionAPI):
 
     def setup(self) -> None:
         cfg = self.model_config
+        card_moves = get_game(cfg["game"]).card_moves if cfg.get("card_head") else None
         self.policy = build_policy(
             cfg["features_dim"], list(cfg["net_arch"]), cfg["activation"],
             self.observation_space["observations"].shape[0], int(self.action_space.n),
+            card_moves,
         )  # fmt: skip
         del self.policy.optimizer  # the learner makes its own; this one would be dead weight
         self.action_dist_cls = MaskedCategorical

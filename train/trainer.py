@@ -189,6 +189,7 @@ class Trainer:
             "features_dim": cfg.features_dim,
             "net_arch": list(cfg.net_arch),
             "activation": cfg.activation,
+            "card_head": cfg.card_head,
             "policy": model.policy.state_dict(),
             "optimizer": model.policy.optimizer.state_dict(),
             **critic_weights(model),

@@ -160,6 +160,20 @@ class State(Protocol):
 
 
 @dataclass(frozen=True)
+class CardMoves:
+    """Where a game's observation holds the seat's hand by card type, and which move ids
+    play one card type each (``base + type`` for every type): what a network's per-card
+    head (``agents.networks.CardHead``) scores, card by card."""
+
+    hand_at: int
+    """Offset of the hand plane in the observation: ``N_CARD_TYPES`` entries, one per card
+    type (52 = the jokers), zero where none is held."""
+    bases: tuple[int, ...]
+    """First move id of each family of one-card moves (a discard ``DISCARD_BASE + type``);
+    each family has ``N_CARD_TYPES`` ids."""
+
+
+@dataclass(frozen=True)
 class Game:
     """What the house knows of one game: the registry's record of it."""
 
@@ -210,6 +224,9 @@ class Game:
     planes (and does not show the draw order)."""
     checkpoint: Callable[[Any], str | None] = lambda config: None
     """The shipped trained policy for a config (a path under the project root), if any."""
+    card_moves: CardMoves | None = None
+    """The hand plane and the one-card moves, for a network's per-card head (None: the game
+    offers none)."""
 
     @property
     def env_name(self) -> str:

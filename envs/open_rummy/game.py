@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from ..core.game import Game
-from .actions import N_ACTIONS
+from ..core.game import CardMoves, Game
+from .actions import CARDSWAP_BASE, DISCARD_BASE, N_ACTIONS
 from .notation import move_text, parse_move
-from .observer import HIDDEN, OBS_SIZE, STATE_SIZE, Observer, encode_state
+from .observer import HIDDEN, OBS_SIZE, OFFSET, STATE_SIZE, Observer, encode_state
 from .render import render_table
 from .rules import GameState, OpenConfig
 from .seat import SeatView
@@ -43,4 +43,5 @@ GAME = Game(
     env_module="commoncause.envs.open_rummy.open_rummy",
     max_moves=5000,
     checkpoint=lambda config: f"checkpoints/open_rummy_{config.num_players}p/best.pt",
+    card_moves=CardMoves(hand_at=OFFSET["hand"], bases=(DISCARD_BASE, CARDSWAP_BASE)),
 )

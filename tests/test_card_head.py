@@ -1,0 +1,116 @@
+"""The per-card head (``agents.networks.CardHead``): what it reads, that it starts neutral,
+that every path computes the same logits, and the real train command with it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+from competitive import smoke_train
+
+from commoncause.agents.networks import action_logits, card_neighbours
+from commoncause.agents.trained import build_policy, masked_logits, masked_logits_and_values
+from commoncause.envs.core.cards import JOKER, N_CARD_TYPES, parse_card
+from commoncause.envs.open_rummy.actions import CARDSWAP_BASE, DISCARD_BASE, SET_STEP_BASE
+from commoncause.envs.registry import get_game
+from commoncause.train.config import TrainConfig, load_config
+from commoncause.train.ppo import legal_logits_and_values
+
+ROOT = Path(__file__).resolve().parent.parent
+GAME = get_game("open_rummy")
+
+
+def small_policy(card_head: bool = True):
+    torch.manual_seed(0)
+    moves = GAME.card_moves if card_head else None
+    return build_policy(16, [16], "tanh", GAME.observation_size, GAME.num_actions, moves)
+
+
+def observations(n: int = 6) -> tuple[torch.Tensor, torch.Tensor]:
+    """Observations and legal moves of real Open Rummy positions (the baseline plays)."""
+    config = GAME.make_config(num_players=3, rounds=1)
+    state, agent = GAME.new_game(config, 3), GAME.baseline("")
+    obs, masks = [], []
+    while len(obs) < n:
+        if len(state.legal_actions()) > 1:
+            obs.append(torch.as_tensor(GAME.observer(state.current).encode(state)))
+            mask = torch.zeros(GAME.num_actions, dtype=torch.bool)
+            mask[state.legal_actions()] = True
+            masks.append(mask)
+        state.apply(agent.act(GAME.seat_view(state, state.current)))
+    return torch.stack(obs), torch.stack(masks)
+
+
+def test_a_card_reads_its_rank_its_run_neighbours_and_the_jokers():
+    seven_hearts = card_neighbours()[parse_card("7H")]
+    codes = [parse_card(c) for c in ("7H", "7S", "7C", "7D", "5H", "6H", "8H", "9H")]
+    assert seven_hearts == [*codes, JOKER]
+    ace = card_neighbours()[parse_card("AC")]  # the Ace neighbours the King and the Queen
+    assert ace[4:8] == [parse_card(c) for c in ("QC", "KC", "2C", "3C")]
+    assert card_neighbours()[JOKER] == [JOKER] + [N_CARD_TYPES] * 7 + [JOKER]
+
+
+def test_a_new_head_changes_no_logit_and_a_trained_one_only_one_card_moves():
+    obs, masks = observations()
+    policy = small_policy()
+    with torch.no_grad():
+        latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs))
+        linear = policy.action_net(latent)
+        assert torch.equal(action_logits(policy, obs, latent), linear)
+        torch.nn.init.normal_(policy.card_head.out.weight)
+        moved = (action_logits(policy, obs, latent) - linear).abs() > 0
+    assert moved[:, DISCARD_BASE:SET_STEP_BASE].all()  # the discards and the card swaps
+    assert not moved[:, :DISCARD_BASE].any() and not moved[:, SET_STEP_BASE:].any()
+
+
+def test_every_path_computes_the_same_logits():
+    """Full logits, logits on some columns (training, agents), with values, and the
+    probabilities an agent plays by."""
+    obs, masks = observations()
+    policy = small_policy()
+    torch.nn.init.normal_(policy.card_head.out.weight)
+    with torch.no_grad():
+        full = masked_logits(policy, obs, masks)
+        columns, legal, values = legal_logits_and_values(policy, obs, masks)
+        assert torch.allclose(full[:, columns], legal, atol=1e-5)
+        with_values, values_too = masked_logits_and_values(policy, obs, masks)
+        assert torch.allclose(full, with_values) and torch.allclose(values, values_too)
+    # the head differs by card: a discard of one card scores apart from the others'
+    discards = full[:, DISCARD_BASE:CARDSWAP_BASE]
+    assert (discards[masks[:, DISCARD_BASE:CARDSWAP_BASE]].std() > 0).item()
+
+
+def test_config_checks_the_head_has_somewhere_to_go():
+    with pytest.raises(ValueError, match="card_head needs a game with one-card moves"):
+        TrainConfig(card_head=True).validate()
+    with pytest.raises(ValueError, match="card_head must be true or false"):
+        TrainConfig(game="open_rummy", game_options={}, trainer="torch",
+                    card_head="yes").validate()  # fmt: skip
+
+
+def test_smoke_training_run_with_a_card_head(tmp_path, monkeypatch):
+    """The real train command with ``card_head: true`` (cloning first): the checkpoint
+    records the head, its weights were trained, an agent from it plays legal moves, and a
+    run without the head cannot start from it."""
+    monkeypatch.chdir(tmp_path)
+    config = yaml.safe_load((ROOT / "configs" / "smoke_open.yaml").read_text())
+    config |= {"card_head": True, "bc_games": 4, "bc_epochs": 1}
+    path = tmp_path / "smoke_card_head.yaml"
+    path.write_text(yaml.safe_dump(config))
+    run, data = smoke_train("open_rummy", path, "card_head", tmp_path)
+    assert data["card_head"] is True
+    assert data["policy"]["card_head.out.weight"].abs().sum() > 0
+    from commoncause.agents.evaluate import make_agent
+
+    agent = make_agent(str(run / "checkpoints" / "best.pt"), "open_rummy")
+    state = GAME.new_game(GAME.make_config(num_players=4, rounds=1), 7)
+    for _ in range(30):
+        action = agent.act(GAME.seat_view(state, state.current))
+        assert action in state.legal_actions()
+        state.apply(action)
+    plain = load_config(path)
+    plain.card_head, plain.init_from = False, str(run / "checkpoints" / "best.pt")
+    with pytest.raises(ValueError, match="card_head"):
+        plain.validate()
