@@ -68,35 +68,47 @@ class CardHead(torch.nn.Module):
     (``bench/bc_discard_head.py``). Here one small MLP, shared by the card types, scores a
     type from its hand-plane neighbourhood (``card_neighbours``), a learned embedding of the
     type and the latent: ``out(act(card_in([neighbours, embedding]) + latent_in(latent)))``,
-    one score per family of one-card moves (``CardMoves.bases``). The output layer starts at
-    zero, so a new head leaves the network's moves as they were."""
+    one score per family of one-card moves (``CardMoves.bases``) and one per move about a
+    shown card (``CardMoves.shown``: taking the top discard scores that card). The output
+    layer starts at zero, so a new head leaves the network's moves as they were."""
 
     def __init__(self, moves: CardMoves, latent_dim: int, n_actions: int, activation: str,
                  hidden: int = 32, embedding: int = 8) -> None:  # fmt: skip
         super().__init__()
         self.hand_at = moves.hand_at
+        self.shown_at = [offset for _, offset in moves.shown]
         self.register_buffer("neighbours", torch.tensor(card_neighbours()), persistent=False)
-        families = len(moves.bases)
-        slot = torch.full((n_actions,), families * N_CARD_TYPES)  # the zero column
+        families, shown = len(moves.bases), len(moves.shown)
+        per_card = N_CARD_TYPES * families
+        slot = torch.full((n_actions,), per_card + shown)  # the zero column
         for f, base in enumerate(moves.bases):
             slot[base : base + N_CARD_TYPES] = torch.arange(N_CARD_TYPES) * families + f
+        for k, (move, _) in enumerate(moves.shown):
+            slot[move] = per_card + k
         self.register_buffer("slot", slot, persistent=False)
         """Move id -> its column of ``scores`` (the last one, always 0, for other moves)."""
+        self.families = families
         self.embedding = torch.nn.Embedding(N_CARD_TYPES, embedding)
         self.card_in = torch.nn.Linear(self.neighbours.shape[1] + embedding, hidden)
         self.latent_in = torch.nn.Linear(latent_dim, hidden, bias=False)
         self.act = ACTIVATIONS[activation]()
-        self.out = torch.nn.Linear(hidden, families)
+        self.out = torch.nn.Linear(hidden, families + shown)
         torch.nn.init.zeros_(self.out.weight)
         torch.nn.init.zeros_(self.out.bias)
 
     def scores(self, obs: torch.Tensor, latent: torch.Tensor) -> torch.Tensor:
-        """(batch, types x families + 1): each one-card move's score, then a 0."""
+        """(batch, types x families + shown moves + 1): each one-card move's score, each
+        shown-card move's (the score of the card its plane marks), then a 0."""
         hand = obs[:, self.hand_at : self.hand_at + N_CARD_TYPES]
         hand = F.pad(hand, (0, 1))[:, self.neighbours]  # (batch, types, neighbours)
         cards = torch.cat([hand, self.embedding.weight.expand(len(obs), -1, -1)], dim=2)
         hidden = self.act(self.card_in(cards) + self.latent_in(latent).unsqueeze(1))
-        return F.pad(self.out(hidden).flatten(1), (0, 1))
+        out = self.out(hidden)  # (batch, types, families + shown)
+        parts = [out[:, :, : self.families].flatten(1)]
+        for k, at in enumerate(self.shown_at):
+            marked = obs[:, at : at + N_CARD_TYPES]
+            parts.append((marked * out[:, :, self.families + k]).sum(1, keepdim=True))
+        return F.pad(torch.cat(parts, dim=1), (0, 1))
 
 
 def action_logits(

@@ -7,19 +7,28 @@ from pathlib import Path
 
 import pytest
 import torch
+import torch.nn.functional as F
 import yaml
 from competitive import smoke_train
 
 from commoncause.agents.networks import action_logits, card_neighbours
 from commoncause.agents.trained import build_policy, masked_logits, masked_logits_and_values
 from commoncause.envs.core.cards import JOKER, N_CARD_TYPES, parse_card
-from commoncause.envs.open_rummy.actions import CARDSWAP_BASE, DISCARD_BASE, SET_STEP_BASE
+from commoncause.envs.open_rummy.actions import (
+    CARDSWAP_BASE,
+    DISCARD_BASE,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    SET_STEP_BASE,
+)
+from commoncause.envs.open_rummy.observer import OFFSET
 from commoncause.envs.registry import get_game
 from commoncause.train.config import TrainConfig, load_config
 from commoncause.train.ppo import legal_logits_and_values
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = get_game("open_rummy")
+HAND, TOP = OFFSET["hand"], OFFSET["top_discard"]
 
 
 def small_policy(card_head: bool = True):
@@ -62,7 +71,33 @@ def test_a_new_head_changes_no_logit_and_a_trained_one_only_one_card_moves():
         torch.nn.init.normal_(policy.card_head.out.weight)
         moved = (action_logits(policy, obs, latent) - linear).abs() > 0
     assert moved[:, DISCARD_BASE:SET_STEP_BASE].all()  # the discards and the card swaps
-    assert not moved[:, :DISCARD_BASE].any() and not moved[:, SET_STEP_BASE:].any()
+    assert not moved[:, DRAW_STOCK].any() and not moved[:, SET_STEP_BASE:].any()
+    shown = obs[:, TOP : TOP + N_CARD_TYPES].sum(1) > 0  # taking the top discard: if shown
+    assert shown.any() and torch.equal(moved[:, DRAW_DISCARD], shown)
+
+
+def test_taking_the_top_discard_scores_that_card():
+    """The draw from the pile scores as the card on top would: put another card on top and
+    the score follows that card, whatever else the observation says."""
+    obs, _ = observations()
+    policy = small_policy()
+    torch.nn.init.normal_(policy.card_head.out.weight)
+    head = policy.card_head
+    draw = head.slot[DRAW_DISCARD]
+    with torch.no_grad():
+        latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs))
+        tops = []
+        for card in (parse_card("7H"), parse_card("KS"), JOKER):
+            moved = obs.clone()
+            moved[:, TOP : TOP + N_CARD_TYPES] = 0
+            moved[:, TOP + card] = 1
+            tops.append(head.scores(moved, latent)[:, draw])
+            # the card's own score for that move: its row of the head, the same latent
+            hand = F.pad(moved[:, HAND : HAND + N_CARD_TYPES], (0, 1))[:, head.neighbours[card]]
+            cards = torch.cat([hand, head.embedding.weight[card].expand(len(obs), -1)], dim=1)
+            own = head.out(head.act(head.card_in(cards) + head.latent_in(latent)))[:, -1]
+            assert torch.allclose(tops[-1], own, atol=1e-6)
+    assert not torch.allclose(tops[0], tops[1])
 
 
 def test_every_path_computes_the_same_logits():

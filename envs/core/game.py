@@ -161,9 +161,9 @@ class State(Protocol):
 
 @dataclass(frozen=True)
 class CardMoves:
-    """Where a game's observation holds the seat's hand by card type, and which move ids
-    play one card type each (``base + type`` for every type): what a network's per-card
-    head (``agents.networks.CardHead``) scores, card by card."""
+    """Where a game's observation holds the seat's hand by card type, which move ids play
+    one card type each (``base + type`` for every type) and which concern one card it shows:
+    what a network's per-card head (``agents.networks.CardHead``) scores, card by card."""
 
     hand_at: int
     """Offset of the hand plane in the observation: ``N_CARD_TYPES`` entries, one per card
@@ -171,6 +171,9 @@ class CardMoves:
     bases: tuple[int, ...]
     """First move id of each family of one-card moves (a discard ``DISCARD_BASE + type``);
     each family has ``N_CARD_TYPES`` ids."""
+    shown: tuple[tuple[int, int], ...] = ()
+    """Moves about one card the observation shows (taking the top discard): (move id,
+    offset of the plane of ``N_CARD_TYPES`` entries that marks that card with a 1)."""
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ..core.game import CardMoves, Game
-from .actions import DECK, DISCARD_BASE, N_ACTIONS
+from .actions import CUTIN_TAKE, DECK, DISCARD_BASE, DRAW_DISCARD, N_ACTIONS
 from .notation import move_text, parse_move
 from .observer import HIDDEN, OBS_SIZE, OFFSET, STATE_SIZE, Observer, encode_state
 from .render import render_table
@@ -43,5 +43,9 @@ GAME = Game(
     env_module="commoncause.envs.dummy_rummy.dummy_rummy",
     max_moves=5000,
     checkpoint=lambda config: f"checkpoints/dummy_rummy_{config.num_players}p/best.pt",
-    card_moves=CardMoves(hand_at=OFFSET["hand"], bases=(DISCARD_BASE,)),
+    card_moves=CardMoves(
+        hand_at=OFFSET["hand"],
+        bases=(DISCARD_BASE,),
+        shown=((DRAW_DISCARD, OFFSET["top_discard"]), (CUTIN_TAKE, OFFSET["top_discard"])),
+    ),
 )
