@@ -23,7 +23,7 @@ from commoncause.envs.open_rummy.actions import (
 )
 from commoncause.envs.open_rummy.observer import OFFSET
 from commoncause.envs.registry import get_game
-from commoncause.train.config import TrainConfig, load_config
+from commoncause.train.config import TrainConfig, config_from_dict, load_config
 from commoncause.train.ppo import legal_logits_and_values
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -149,3 +149,17 @@ def test_smoke_training_run_with_a_card_head(tmp_path, monkeypatch):
     plain.card_head, plain.init_from = False, str(run / "checkpoints" / "best.pt")
     with pytest.raises(ValueError, match="card_head"):
         plain.validate()
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (ROOT / "configs").glob("*.yaml")))
+def test_every_shipped_config_is_valid(name):
+    """Every config in configs/ loads and validates (the checkpoints some start from are not
+    opened: they may be runs of this machine)."""
+    data = yaml.safe_load((ROOT / "configs" / f"{name}.yaml").read_text())
+    config_from_dict(data, check_files=False)
+
+
+def test_the_card_head_configs_use_it():
+    for name in ("open_rummy_4p_card", "open_rummy_2p_card", "dummy_rummy_4p_card"):
+        config = load_config(ROOT / "configs" / f"{name}.yaml")
+        assert config.card_head and config.game_record().card_moves is not None
