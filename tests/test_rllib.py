@@ -145,13 +145,15 @@ def test_resume_continues_steps_optimizer_and_evaluations(tmp_path: Path):
 
 @ray_test
 def test_competitive_run_trains_one_policy_per_seat(tmp_path: Path, monkeypatch):
+    """Per-seat policies, with the per-card head (``card_head``: RLlib's module is the
+    project's network, head included)."""
     import torch
 
     from commoncause.agents.trained import load_checkpoint
 
     config = tiny_config(
         tmp_path, game="dummy_rummy", game_options={"num_players": 2, "hands": 1},
-        reward_scale=0.01, eval_games=4, final_eval_games=4,
+        reward_scale=0.01, eval_games=4, final_eval_games=4, card_head=True,
         rllib={"num_env_runners": 1, "num_envs_per_env_runner": 2, "policies": "per_seat"},
     )  # fmt: skip
     assert main(["train", "--config", str(config), "--run-name", "dr"]) == 0
@@ -159,6 +161,7 @@ def test_competitive_run_trains_one_policy_per_seat(tmp_path: Path, monkeypatch)
     seats = [load_checkpoint(ckpt / f"player_{k}.pt", game="dummy_rummy") for k in (0, 1)]
     first, second = seats[0]["policy"], seats[1]["policy"]
     assert not all(torch.equal(first[k], second[k]) for k in first)  # each learnt its own
+    assert seats[0]["card_head"] and first["card_head.out.weight"].abs().sum() > 0
     team = f"{ckpt / 'player_0.pt'},{ckpt / 'player_1.pt'}"
     args = ["eval", "--game", "dummy_rummy", "--num-players", "2", "--hands", "1", "--team",
             team, "--games", "2", "--workers", "1"]  # fmt: skip
