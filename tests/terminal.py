@@ -91,7 +91,7 @@ def check_replay_shows_every_hand(path: Path, seats: int, result: str) -> str:
     out = run_cli("replay", str(path))
     assert out.returncode == 0, out.stderr
     for p in range(seats):  # the god view: every hand
-        assert re.search(rf"player_{p} \((human|baseline)\) hand \(\d+\):", out.stdout), p
+        assert re.search(rf"player_{p} \((human|baseline|trained)\) hand \(\d+\):", out.stdout), p
     assert "Result: " in out.stdout and result in out.stdout
     return out.stdout
 

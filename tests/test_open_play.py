@@ -155,11 +155,11 @@ def play_args(record_dir: Path, *extra: str) -> list[str]:
 
 @pytest.mark.skipif(pexpect is None, reason="needs pexpect")
 def test_open_rummy_played_in_the_terminal(tmp_path):
-    """The real CLI: help and rules, a round to the end typing 1, only one's own hand on
-    screen, then replay; a second game quit and resumed to the same moves."""
+    """The real CLI against the shipped 4-player policy: help and rules, a round to the end
+    typing 1, only one's own hand on screen, then replay; a second game quit and resumed to
+    the same moves."""
     child = spawn(*play_args(tmp_path / "a"))
-    child.expect("no trained Open Rummy player yet.*playing the baseline")
-    child.expect("the other players: baseline")
+    child.expect("the other players: trained")  # the shipped 4-player policy
     child.expect(PROMPT)
     for command, text in [
         ("help", "steal meld 1 with 8h"),
@@ -182,7 +182,7 @@ def test_open_rummy_played_in_the_terminal(tmp_path):
     path = only_record(tmp_path / "a")
     record = json.loads(path.read_text())
     assert record["game"] == "open_rummy" and record["finished"]
-    assert [x.get("agent") for x in record["seats"]] == [None, "baseline", "baseline", "baseline"]
+    assert [x.get("agent") for x in record["seats"]] == [None, "trained", "trained", "trained"]
 
     check_replay_shows_every_hand(path, 4, "won after 1 round(s)")
 
