@@ -189,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
         data = load_checkpoint(args.checkpoint)
         weights = data["policy"]
         config = replace(config, features_dim=data["features_dim"], net_arch=data["net_arch"],
-                         activation=data["activation"])  # fmt: skip
+                         activation=data["activation"],
+                         card_head=bool(data.get("card_head")))  # fmt: skip
     if args.profile:
         with tempfile.TemporaryDirectory() as out_dir:
             parts = profile(config, args.steps, out_dir, weights)
