@@ -413,13 +413,9 @@ def dummy_args(record_dir: Path, *extra: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def dummy_game(tmp_path_factory):
-    """A hand of Dummy rummy for four: a person typing 1 against three default agents."""
+    """A hand of Dummy rummy for four: a person typing 1 against the shipped 4-player policy."""
     folder = tmp_path_factory.mktemp("dummy")
-    answered, screens = play_through(
-        dummy_args(folder),
-        "no trained Dummy rummy player yet.*playing the baseline",
-        "the other players: baseline",
-    )
+    answered, screens = play_through(dummy_args(folder), "the other players: trained")
     return folder, answered, screens
 
 
@@ -434,7 +430,7 @@ def test_dummy_rummy_played_in_the_terminal(dummy_game):
     assert "GAME OVER" in end and "won after 1 hand(s)" in end and "Returns: player_0" in end
     record = json.loads(only_record(folder).read_text())
     assert record["game"] == "dummy_rummy" and record["finished"]
-    assert [s.get("agent") for s in record["seats"]] == [None, "baseline", "baseline", "baseline"]
+    assert [s.get("agent") for s in record["seats"]] == [None, "trained", "trained", "trained"]
     assert "partner" not in record  # no partner in a game of each for themselves
     assert record["deck"] and len(record["deck"]) == 108
 
@@ -452,9 +448,9 @@ def test_dummy_rummy_screens_show_only_your_hand(dummy_game):
 def test_dummy_rummy_replay_and_resume(tmp_path, dummy_game):
     path = only_record(dummy_game[0])
     out = check_replay_shows_every_hand(path, 4, "won after 1 hand(s)")
-    assert "player_1 (baseline) contract: 1 of 12" in out
+    assert "player_1 (trained) contract: 1 of 12" in out
 
-    final = check_quit_and_resume(dummy_args(tmp_path, "--partner", "baseline"), tmp_path)
+    final = check_quit_and_resume(dummy_args(tmp_path), tmp_path)
     straight = json.loads(path.read_text())
     assert [m["move"] for m in final] == [m["move"] for m in straight["moves"]]
 
