@@ -51,16 +51,11 @@ def default_partner(game_name: str = DEFAULT_GAME, config: Any = None) -> tuple[
     record = get_game(game_name)
     try:
         path = shipped_checkpoint(game_name, config)
-    except ValueError:  # the game names no checkpoint
-        return "baseline", f"note: no trained {record.title} player yet; playing the baseline"
-    if path.is_file():
-        return ("trained" if path == shipped_checkpoint(game_name) else str(path)), None
-    try:
-        shown = path.relative_to(Path.cwd())
-    except ValueError:
-        shown = path
-    who = "partner" if record.team else f"{record.title} player"
-    return "baseline", f"note: no trained {who} yet ({shown} not found); playing the baseline"
+    except ValueError:  # none shipped for this config, or its file is missing
+        who = "partner" if record.team else f"{record.title} player"
+        label = (config if config is not None else record.make_config()).label()
+        return "baseline", f"note: no trained {who} for {label} yet; playing the baseline"
+    return ("trained" if path == shipped_checkpoint(game_name) else str(path)), None
 
 
 def one_line(message: str) -> str:

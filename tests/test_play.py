@@ -474,3 +474,19 @@ def test_dummy_rummy_help_rules_and_opponents(tmp_path):
     assert [s.get("agent") for s in record["seats"]] == [None, "baseline", "random", "baseline"]
     out = run_cli(*dummy_args(tmp_path, "--partner", "random,baseline"))
     assert out.returncode != 0 and "one per other seat" in out.stderr + out.stdout
+
+
+def test_dummy_rummy_without_a_shipped_policy_plays_the_baseline(tmp_path):
+    """Three players: no policy is shipped for them, so the others are baselines, and the
+    player is told so."""
+    args = ["play", "--game", "dummy_rummy", "--num-players", "3", "--hands", "1", "--seed",
+            "1", "--record-dir", str(tmp_path)]  # fmt: skip
+    child = spawn(*args)
+    child.expect("note: no trained Dummy rummy player for 3 players yet; playing the baseline")
+    child.expect("the other players: baseline")
+    child.expect(PROMPT)
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    record = json.loads(only_record(tmp_path).read_text())
+    assert [s.get("agent") for s in record["seats"]] == [None, "baseline", "baseline"]
