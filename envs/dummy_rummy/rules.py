@@ -416,6 +416,10 @@ class GameState:
         discarded)."""
         if not self.laid[p] or self.laid_turn[p] >= self.turns:
             return False
+        return self.fits_table(t)
+
+    def fits_table(self, t: int) -> bool:
+        """Whether card type t fits some meld on the table (whoever may lay it off)."""
         return any(self._fits(m, t) for m in self.melds)
 
     # ----------------------------------------------------------------------------------
