@@ -126,10 +126,15 @@ class GameOutcome:
 
 
 def play_game(
-    config: Any, agents: tuple[Agent, ...], seed: int, game: str = DEFAULT_GAME
+    config: Any,
+    agents: tuple[Agent, ...],
+    seed: int,
+    game: str = DEFAULT_GAME,
+    watch: Callable[[Any, int], None] | None = None,
 ) -> GameOutcome:
     """One game of ``game`` dealt from ``seed``; seat ``i`` is ``agents[i]`` (reset with
-    ``seed * num_seats + i``)."""
+    ``seed * num_seats + i``). ``watch(state, player)``, if given, sees the state after each
+    move and who made it (a measurement; it must not change the state)."""
     record = get_game(game)
     state = record.new_game(config, seed)
     seats = state.num_seats
@@ -143,6 +148,8 @@ def play_game(
         player = state.current
         state.apply(agents[player].act(views[player]))
         moves += 1
+        if watch is not None:
+            watch(state, player)
     returns = tuple(state.returns())
     return GameOutcome(returns[0] > 0, state.turns, getattr(state, "pickups", 0), returns)
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from commoncause.agents.evaluate import deal_seed, make_agent, parse_team  # noqa: E402
+from commoncause.agents.evaluate import deal_seed, make_agent, parse_team, play_game  # noqa: E402
 from commoncause.options import add_game_arguments, game_and_config  # noqa: E402
 from envs.dummy_rummy.actions import IS_WILD, TYPE_OF  # noqa: E402
 
@@ -34,46 +34,52 @@ laid on, then at the end of that turn the cards held, those fitting the table an
 ones among them; the share of hands gone out, and the mean own turns from laying to out."""
 
 
+class LayDownWatch:
+    """One game's figures per seat (keyed by FIELDS, plus ``turns``: own turns begun), read
+    from the state after each move (``play_game``'s ``watch``)."""
+
+    def __init__(self, seats: int) -> None:
+        self.seats = [{"laid": False, "turns": 0} for _ in range(seats)]
+        self.drawn = 0  # the state's turns seen so far (a turn begins with its draw)
+        self.laying: set[int] = set()  # laid this turn, turn not yet over
+        self.state = None
+
+    def __call__(self, state, player: int) -> None:
+        self.state = state
+        if state.turns != self.drawn:
+            self.drawn = state.turns
+            self.seats[state.turn_owner]["turns"] += 1
+        mine = self.seats[player]
+        if state.laid[player] and not mine["laid"]:
+            self.laying.add(player)
+            mine.update({"laid": True, "lay turn": mine["turns"]})
+        for s in [s for s in self.laying if state.is_terminal or state.current != s]:
+            self.laying.discard(s)
+            fitting = [c for c in state.hands[s] if state.fits_table(TYPE_OF[c])]
+            self.seats[s].update({"held": len(state.hands[s]), "fitting": len(fitting),
+                                  "wild": sum(IS_WILD[TYPE_OF[c]] for c in fitting)})  # fmt: skip
+
+    def figures(self) -> list[dict]:
+        """Every seat's figures once the game is over."""
+        points = self.state.hand_points[-1] if self.state.hand_points else []
+        for s, seat in enumerate(self.seats):
+            seat["out"] = s < len(points) and points[s] == 0
+            if seat["out"]:
+                seat["turns to out"] = seat["turns"] - seat["lay turn"]
+        return self.seats
+
+
 def seat_hands(game, config, member, deals: int, seed: int) -> list[tuple[bool, dict]]:
     """One record per seat and deal: (whether the member played it, its figures)."""
     seats = game.num_seats(config)
     records: list[tuple[bool, dict]] = []
     for d in range(deals):
-        seed_d = deal_seed(seed, d)
-        state = game.new_game(config, seed_d)
-        views = [game.seat_view(state, s) for s in range(seats)]
         member_seat = d % seats
-        agents = [member if s == member_seat else make_agent("baseline", game.name)
-                  for s in range(seats)]  # fmt: skip
-        for s, agent in enumerate(agents):
-            agent.reset(seed_d * seats + s)
-        turns = [0] * seats  # own turns begun (a turn begins with its draw)
-        seen = {s: {"laid": False} for s in range(seats)}
-        laying: set[int] = set()  # laid this turn, turn not yet over
-        drawn, moves = -1, 0
-        while not state.is_terminal and moves < game.max_moves:
-            if state.turns != drawn:
-                drawn = state.turns
-                turns[state.turn_owner] += 1
-            p = state.current
-            was_laid = state.laid[p]
-            state.apply(agents[p].act(views[p]))
-            moves += 1
-            if state.laid[p] and not was_laid:
-                laying.add(p)
-                seen[p].update(laid=True, lay_turn=turns[p])
-            for s in [s for s in laying if state.is_terminal or state.current != s]:
-                laying.discard(s)
-                fitting = [c for c in state.hands[s] if state.fits_table(TYPE_OF[c])]
-                seen[s].update(held=len(state.hands[s]), fitting=len(fitting),
-                               wild=sum(IS_WILD[TYPE_OF[c]] for c in fitting))  # fmt: skip
-        points = state.hand_points[-1] if state.hand_points else [None] * seats
-        for s in range(seats):
-            out = points[s] == 0
-            seen[s]["out"] = out
-            if out:
-                seen[s]["turns to out"] = turns[s] - seen[s]["lay_turn"]
-            records.append((s == member_seat, seen[s]))
+        agents = tuple(member if s == member_seat else make_agent("baseline", game.name)
+                       for s in range(seats))  # fmt: skip
+        watch = LayDownWatch(seats)
+        play_game(config, agents, deal_seed(seed, d), game.name, watch)
+        records.extend((s == member_seat, r) for s, r in enumerate(watch.figures()))
     return records
 
 
@@ -84,9 +90,7 @@ def means(rows: list[dict]) -> dict[str, float]:
         values = [float(r[key]) for r in rows if key in r]
         return statistics.fmean(values) if values else float("nan")
 
-    return {"hands": len(rows), "laid": mean("laid"), "lay turn": mean("lay_turn"),
-            "held": mean("held"), "fitting": mean("fitting"), "wild": mean("wild"),
-            "out": mean("out"), "turns to out": mean("turns to out")}  # fmt: skip
+    return {"hands": len(rows), **{f: mean(f) for f in FIELDS}}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,5 +1,6 @@
-"""bench/lay_down.py: its records agree with the games eval plays on the same deals, hold
-what a laid contract 1 leaves, and the command runs end to end."""
+"""bench/lay_down.py: its records agree with the games eval plays on the same deals (who
+went out, every turn counted once), hold what a laid contract 1 leaves, and the command runs
+end to end."""
 
 from __future__ import annotations
 
@@ -35,12 +36,13 @@ def test_records_match_the_games_and_contract_one(players):
     for d in range(deals):
         rows = records[d * players : (d + 1) * players]
         assert [mine for mine, _ in rows] == [s == d % players for s in range(players)]
-        returns = play_game(config, agents, deal_seed(5, d), game.name).returns
-        assert [r["out"] for _, r in rows] == [ret == 0 for ret in returns]
+        outcome = play_game(config, agents, deal_seed(5, d), game.name)
+        assert [r["out"] for _, r in rows] == [ret == 0 for ret in outcome.returns]
+        assert sum(r["turns"] for _, r in rows) == outcome.turns  # each turn counted once
         assert sum(r["out"] for _, r in rows) <= 1
         for _, r in rows:
             if r["laid"]:  # 13 cards, one drawn, two sets of 3 laid, one discarded
-                assert r["lay_turn"] >= 1 and r["held"] == 7
+                assert 1 <= r["lay turn"] <= r["turns"] and r["held"] == 7
                 assert 0 <= r["wild"] <= r["fitting"] <= r["held"]
             if r["out"]:
                 assert r["laid"] and r["turns to out"] >= 1
