@@ -151,6 +151,58 @@ def test_dummy_configs_load():
         TrainConfig(game="dummy_rummy", game_options={}, reward_margin="yes").validate()
 
 
+def test_episode_options_draw_each_games_contract_from_the_seed():
+    """``episode_options`` deal every game on one of the listed contracts, drawn from the
+    env's seed (the same seed, the same contracts), each listed one in turn up."""
+
+    def contracts(seed: int) -> list[int]:
+        env = SelfPlayEnv(game="dummy_rummy", num_players=2, hands=1,
+                          episode_options={"first_contract": [3, 11]})  # fmt: skip
+        drawn = []
+        for game in range(24):
+            env.reset(seed=seed if game == 0 else None)
+            drawn.append(env.state.contract[0] + 1)
+            assert env.state.contract == [drawn[-1] - 1] * 2  # every player on it (0-based)
+        return drawn
+
+    first = contracts(5)
+    assert set(first) == {3, 11} and contracts(5) == first
+    with pytest.raises(ValueError, match="both fixed and in episode_options"):
+        SelfPlayEnv(game="dummy_rummy", first_contract=2, episode_options={"first_contract": [1]})
+    with pytest.raises(ValueError, match="change the number of seats"):
+        env = SelfPlayEnv(game="dummy_rummy", episode_options={"num_players": [2, 4]})
+        for _ in range(30):
+            env.reset()
+
+
+def test_episode_and_eval_options_are_checked_in_the_config():
+    """Every contract config trains on all twelve contracts and evaluates whole games; a
+    value the game refuses, a changed number of seats or an option given twice is an error
+    that names it."""
+    for n in (2, 4):
+        cfg = load_config(ROOT / "configs" / f"dummy_rummy_{n}p_all.yaml")
+        assert cfg.selfplay_kwargs()["episode_options"] == {"first_contract": list(range(1, 13))}
+        assert cfg.game_config().hands == 1 and cfg.eval_config().hands == 0
+        assert cfg.eval_config().num_players == n
+    base = {"game": "dummy_rummy", "game_options": {"num_players": 2, "hands": 1}}
+    with pytest.raises(ValueError, match="episode_options first_contract 13"):
+        TrainConfig(**base, episode_options={"first_contract": [1, 13]}).validate()
+    with pytest.raises(ValueError, match="must be a list of values"):
+        TrainConfig(**base, episode_options={"first_contract": 4}).validate()
+    with pytest.raises(ValueError, match="changes the number of seats"):
+        TrainConfig(game="dummy_rummy", game_options={"hands": 1},
+                    episode_options={"num_players": [4, 3]}).validate()  # fmt: skip
+    with pytest.raises(ValueError, match="both game_options and episode_options"):
+        TrainConfig(**base, episode_options={"hands": [1]}).validate()
+    with pytest.raises(ValueError, match="episode_options needs trainer torch or sb3"):
+        TrainConfig(**base, episode_options={"first_contract": [2]}, trainer="rllib",
+                    baseline_partner_prob=0.0).validate()  # fmt: skip
+    with pytest.raises(ValueError, match="eval_options must not change the number of seats"):
+        TrainConfig(**base, eval_options={"num_players": 4}).validate()
+    with pytest.raises(ValueError, match="eval_options"):
+        TrainConfig(**base, eval_options={"colour": "red"}).validate()
+
+
 def test_smoke_training_run(tmp_path, monkeypatch):
     """The real train command on configs/smoke_dummy.yaml: run folder, checkpoints that
     record the game, TensorBoard events with the per-seat game statistics."""

@@ -43,6 +43,14 @@ class TrainConfig:
     game_options: dict = field(default_factory=lambda: {"level": "normal"})
     """The game's rules options as its ``make_config`` takes them (Common Cause: level,
     stock_size, open_hands, ace_low, max_open_starts, early_loss, signal_rule)."""
+    episode_options: dict = field(default_factory=dict)
+    """Rules options drawn afresh for every training game, each a list of the values it
+    takes, over ``game_options`` (Dummy rummy ``first_contract: [1, 2, ..., 12]``: one-hand
+    episodes of every contract); none may change the number of seats. Torch and sb3
+    trainers; cloning the baseline (``bc_games``) plays ``game_options`` alone."""
+    eval_options: dict = field(default_factory=dict)
+    """Rules options that replace ``game_options``' in the periodic and final evaluations
+    (Dummy rummy ``hands: 0``: whole games, every contract)."""
 
     # --- the network -------------------------------------------------------------
     features_dim: int = 256
@@ -177,6 +185,13 @@ class TrainConfig:
         except TypeError as e:  # an option the game's make_config does not take
             raise ValueError(f"config game_options: {e}") from None
 
+    def eval_config(self) -> Any:
+        """The rules config of the evaluations: ``game_options`` with ``eval_options``."""
+        try:
+            return self.game_record().make_config(**(self.game_options | self.eval_options))
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"config eval_options: {e}") from None
+
     def env_kwargs(self) -> dict:
         """Keyword options of the game's env (``SelfPlayEnv(game=..., **env_kwargs())``)."""
         return dict(self.game_options)
@@ -190,6 +205,7 @@ class TrainConfig:
             "baseline_seats": self.baseline_seats,
             "reward_scale": self.reward_scale,
             "reward_margin": self.reward_margin,
+            **({"episode_options": self.episode_options} if self.episode_options else {}),
             **self.env_kwargs(),
         }
 
@@ -204,6 +220,13 @@ class TrainConfig:
         rules = self.game_config()  # the game's options
         game = self.game_record()
         seats = game.num_seats(rules)
+        for name in ("episode_options", "eval_options"):
+            options = getattr(self, name)
+            if not all(isinstance(k, str) for k in options):
+                raise ValueError(f"config {name} must map option names, got {options!r}")
+        self._check_episode_options(seats)
+        if game.num_seats(self.eval_config()) != seats:
+            raise ValueError("config eval_options must not change the number of seats")
         if isinstance(self.baseline_seats, bool) or not 1 <= self.baseline_seats < seats:
             raise ValueError(
                 f"config baseline_seats must be 1 to {seats - 1} for {seats} seats, "
@@ -262,6 +285,9 @@ class TrainConfig:
         if self.trainer == "rllib" and self.baseline_partner_prob:
             raise ValueError("config baseline_partner_prob must be 0 with trainer rllib "
                              "(it seats no baseline yet)")  # fmt: skip
+        if self.episode_options and self.trainer == "rllib":
+            raise ValueError("config episode_options needs trainer torch or sb3 (the RLlib "
+                             "env plays game_options only)")  # fmt: skip
         if self.critic_warmup_steps and self.trainer != "torch":
             raise ValueError("config critic_warmup_steps needs trainer: torch")
         if self.critic not in ("seat", "state"):
@@ -290,6 +316,26 @@ class TrainConfig:
             sizes = getattr(self, name)
             if not sizes or any(not isinstance(n, int) or n < 1 for n in sizes):
                 raise ValueError(f"config {name} must be a list of layer sizes, got {sizes}")
+
+    def _check_episode_options(self, seats: int) -> None:
+        """Every listed value of every episode option makes a valid config of ``seats``."""
+        game = self.game_record()
+        for name, values in self.episode_options.items():
+            if name in self.game_options:
+                raise ValueError(f"config gives {name} in both game_options and episode_options")
+            if not isinstance(values, list) or not values:
+                raise ValueError(f"config episode_options {name} must be a list of values, "
+                                 f"got {values!r}")  # fmt: skip
+            for value in values:
+                try:
+                    rules = game.make_config(**self.game_options, **{name: value})
+                except TypeError as e:
+                    raise ValueError(f"config episode_options: {e}") from None
+                except ValueError as e:
+                    raise ValueError(f"config episode_options {name} {value!r}: {e}") from None
+                if game.num_seats(rules) != seats:
+                    raise ValueError(f"config episode_options {name} {value!r} changes the "
+                                     "number of seats")  # fmt: skip
 
     def network_shape(self) -> tuple:
         """(features_dim, net_arch, activation, card_head): what a checkpoint must match."""

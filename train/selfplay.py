@@ -30,6 +30,11 @@ competitive game: opponents); its moves are played inside the env and the learne
 the other seats. ``action_masks()`` is a method of the env itself, so ``SubprocVecEnv``
 works, and returns a fresh array each call.
 
+Episode options: ``episode_options`` maps rules options to lists of values, and each game
+draws one value of each afresh (from the env's own RNG, so seeded runs repeat) over the
+fixed ``options``: Dummy rummy's ``{"first_contract": [1, ..., 12]}`` trains one-hand
+episodes on every contract. Every drawn config must seat as many players as the first.
+
 Truncation: the env counts the moves of a game and stops it after the game's PettingZoo
 ``max_moves`` (Dummy rummy: 5,000; a hand nobody can finish) with ``truncated`` True,
 result "truncated" and nothing more paid (the PettingZoo env pays nothing for a cut hand
@@ -73,6 +78,7 @@ class SelfPlayEnv(gymnasium.Env):
         baseline_seats: int = 1,
         reward_scale: float = 1.0,
         reward_margin: bool = False,
+        episode_options: dict | None = None,
         **options,
     ) -> None:
         super().__init__()
@@ -83,8 +89,17 @@ class SelfPlayEnv(gymnasium.Env):
         if not reward_scale > 0:
             raise ValueError(f"reward_scale must be positive, got {reward_scale}")
         self.game = get_game(game)
-        # the game's PettingZoo env deals (its deck option and seeding), the engine plays
-        self.aec = importlib.import_module(self.game.env_module).raw_env(**options)
+        self._options = options
+        self._episode_options = {k: list(v) for k, v in (episode_options or {}).items()}
+        for name, values in self._episode_options.items():
+            if not values:
+                raise ValueError(f"episode_options {name} lists no values")
+            if name in options:
+                raise ValueError(f"option {name} is given both fixed and in episode_options")
+        # the game's PettingZoo env deals (its deck option and seeding), the engine plays;
+        # one per combination of episode options drawn so far
+        self._aecs: dict[tuple, object] = {}
+        self.aec = self._aec(tuple(values[0] for values in self._episode_options.values()))
         self.num_seats = self.game.num_seats(self.aec.config)
         if not 1 <= baseline_seats < self.num_seats:
             raise ValueError(
@@ -126,9 +141,25 @@ class SelfPlayEnv(gymnasium.Env):
         """The first seat the baseline plays this game, or -1."""
         return min(self.baseline_seats, default=-1)
 
+    def _aec(self, drawn: tuple):
+        """The PettingZoo env of the fixed options and these episode options' values."""
+        if drawn not in self._aecs:
+            chosen = dict(zip(self._episode_options, drawn, strict=True))
+            aec = importlib.import_module(self.game.env_module).raw_env(**self._options, **chosen)
+            if self._aecs and self.game.num_seats(aec.config) != self.num_seats:
+                raise ValueError(f"episode_options {chosen} change the number of seats")
+            self._aecs[drawn] = aec
+        return self._aecs[drawn]
+
     # ------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
+        if self._episode_options:
+            drawn = tuple(
+                values[int(self.np_random.integers(len(values)))]
+                for values in self._episode_options.values()
+            )
+            self.aec = self._aec(drawn)
         self.aec.reset(seed=int(self.np_random.integers(2**31)), options=options)
         state = self.aec.game
         self._observers = [self.game.observer(seat) for seat in range(self.num_seats)]

@@ -223,6 +223,8 @@ class Trainer:
             "actions": game.num_actions,
             "level": rules.label(),
             "game_config": rules.to_dict(),
+            "episode_options": cfg.episode_options,
+            "eval_game_config": cfg.eval_config().to_dict(),
             "seed": cfg.seed,
             "steps": steps,
             "training_seconds": round(self.state.seconds, 1),
@@ -250,7 +252,7 @@ class Trainer:
         if not self.game.team:
             return self._evaluate_table(last, games, workers)
         team = (str(last), str(last))
-        rules = cfg.game_config()
+        rules = cfg.eval_config()
         stop = signals.stop_if_requested  # (as progress: a stop ends it at the next chunk)
         report = evaluate(team, rules, games, cfg.eval_seed, workers, rules.label(), stop)
         if self._baseline_eval is None or self._baseline_eval.games != games:
@@ -291,7 +293,7 @@ class Trainer:
         game. Measures only: records, logs and saves nothing."""
         from commoncause.agents.tournament import evaluate_table
 
-        rules = self.config.game_config()
+        rules = self.config.eval_config()
         seats = self.game.num_seats(rules)
         team = (str(checkpoint), *["baseline"] * (seats - 1))
         report = evaluate_table(team, rules, max(1, games // seats), seed, workers,
@@ -348,7 +350,7 @@ class Trainer:
             "baseline": BASELINE_TEAM,
             "trained+baseline": (str(best), "baseline"),
         }
-        rules = cfg.game_config()
+        rules = cfg.eval_config()
         results = {
             name: report_summary(
                 evaluate(team, rules, games, seed, 2, rules.label(), signals.stop_if_requested)
