@@ -8,6 +8,11 @@ a 95% interval over deals, the game's own per-seat figures (``State.seat_stats``
 hands gone out, contracts laid) and the rate of games it won outright (ties share).
 ``vs_field``: member 0's return minus the mean of the others' on the same deals, with its
 paired 95% interval (over deals, normal approximation).
+
+A game scored hand by hand (its seat figures count ``hands``: Dummy rummy) is also reported
+per hand, its whole games weighted by their hands: each member's ``per_hand`` (its return and
+every figure over the hands played, e.g. ``went_out``: the share of hands it went out) and
+``vs_field_per_hand``, each with a 95% interval over deals (ratio estimates, delta method).
 """
 
 from __future__ import annotations
@@ -80,6 +85,43 @@ def _mean_interval(values: list[float], z: float = 1.959964) -> dict:
     return {"mean": mean, "ci95": [mean - half, mean + half], "n": n}
 
 
+def _ratio_interval(numerators: list[float], denominators: list[float],
+                    z: float = 1.959964) -> dict:  # fmt: skip
+    """sum(numerators) / sum(denominators) with a 95% interval over the pairs (the delta
+    method: the pairs are the deals, each a sum over its games)."""
+    n = len(numerators)
+    ratio = sum(numerators) / sum(denominators)
+    if n < 2:
+        return {"mean": ratio, "ci95": [ratio, ratio], "n": n}
+    mean_den = sum(denominators) / n
+    residuals = [a - ratio * b for a, b in zip(numerators, denominators, strict=True)]
+    var = sum(r * r for r in residuals) / (n - 1)
+    half = z * math.sqrt(var / n) / mean_den
+    return {"mean": ratio, "ci95": [ratio - half, ratio + half], "n": n}
+
+
+def _per_hand(by_deal: list[list[SeatResult]], n: int) -> tuple[list[dict], dict]:
+    """Each member's return and figures per hand, and member 0's margin over the others'
+    mean per hand (every seat of a game plays the same hands)."""
+    hands = [sum(r.stats["hands"] for r in deal if r.member == 0) for deal in by_deal]
+    members = []
+    for k in range(n):
+        mine = [[r for r in deal if r.member == k] for deal in by_deal]
+        keys = {key for deal in mine for r in deal for key in r.stats}
+        keys = sorted(keys - {"hands", "truncated"})  # (truncated counts games)
+        figures = {"return": _ratio_interval([sum(r.value for r in d) for d in mine], hands)}
+        for key in keys:
+            totals = [sum(r.stats.get(key, 0.0) for r in d) for d in mine]
+            figures[key] = _ratio_interval(totals, hands)
+        members.append(figures)
+    margins = [
+        sum(r.value for r in deal if r.member == 0)
+        - sum(r.value for r in deal if r.member != 0) / (n - 1)
+        for deal in by_deal
+    ]
+    return members, _ratio_interval(margins, hands)
+
+
 @dataclass
 class TableReport:
     game: str
@@ -95,6 +137,7 @@ class TableReport:
     games_per_second: float
     workers: int
     per_deal: list[list[float]] = field(default_factory=list, repr=False)
+    vs_field_per_hand: dict | None = None
 
     def to_json(self) -> dict:
         data = dict(self.__dict__)
@@ -150,6 +193,13 @@ def evaluate_table(
     truncated = sum(
         1 for deal in by_deal for r in deal if r.member == 0 and r.stats.get("truncated")
     )
+    per_hand = None
+    if all("hands" in r.stats for deal in by_deal for r in deal) and any(
+        r.stats["hands"] for deal in by_deal for r in deal
+    ):
+        per_hand, per_hand_margin = _per_hand(by_deal, n)
+        for member, figures in zip(members, per_hand, strict=True):
+            member["per_hand"] = figures
     games = deals * n
     return TableReport(
         game=game,
@@ -165,4 +215,5 @@ def evaluate_table(
         games_per_second=games / seconds if seconds > 0 else float("inf"),
         workers=workers,
         per_deal=per_deal,
+        vs_field_per_hand=per_hand_margin if per_hand else None,
     )

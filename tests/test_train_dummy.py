@@ -207,7 +207,11 @@ def test_smoke_training_run(tmp_path, monkeypatch):
     """The real train command on configs/smoke_dummy.yaml: run folder, checkpoints that
     record the game, TensorBoard events with the per-seat game statistics."""
     monkeypatch.chdir(tmp_path)
-    smoke_train("dummy_rummy", SMOKE, "dummy", tmp_path)
+    _, data = smoke_train("dummy_rummy", SMOKE, "dummy", tmp_path)
+    assert data["evaluations"]
+    for entry in data["evaluations"]:  # (one hand a game: per hand is per game)
+        assert entry["minus_baselines_per_hand"] == pytest.approx(entry["win_rate"])
+        assert 0.0 <= entry["went_out_per_hand"] <= 1.0
 
 
 def test_cloning_data_is_bounded_by_decisions():

@@ -86,6 +86,18 @@ def report_summary(report: EvalReport) -> dict:
     }
 
 
+def _per_hand_entry(report) -> dict:
+    """A table evaluation's per-hand figures of the trained seat (member 0), where the game
+    scores hands."""
+    if report.vs_field_per_hand is None:
+        return {}
+    entry = {"minus_baselines_per_hand": report.vs_field_per_hand["mean"]}
+    figures = report.members[0]["per_hand"]
+    if "went_out" in figures:
+        entry["went_out_per_hand"] = figures["went_out"]["mean"]
+    return entry
+
+
 @dataclass
 class RunState:
     """What a run carries across checkpoints besides the network."""
@@ -309,6 +321,7 @@ class Trainer:
             "return_ci95": trained["return"]["ci95"],
             "outright_win_rate": trained["win_rate"],
             "baseline_return": sum(m["return"]["mean"] for m in report.members[1:]) / (seats - 1),
+            **_per_hand_entry(report),
         }
 
     def _evaluate_table(self, checkpoint: Path, games: int, workers: int) -> dict:
@@ -320,6 +333,9 @@ class Trainer:
         logger.record("table/eval_return", entry["return"])
         logger.record("table/eval_minus_baselines", entry["win_rate"])
         logger.record("table/eval_won", entry["outright_win_rate"])
+        for key in ("minus_baselines_per_hand", "went_out_per_hand"):
+            if key in entry:
+                logger.record(f"table/eval_{key}", entry[key])
         logger.dump(int(self.model.num_timesteps))
         low, high = entry["ci95"]
         self.say(
