@@ -337,3 +337,20 @@ def test_critic_warmup_trains_the_values_alone(tmp_path):
             assert (ppo.num_timesteps <= cfg.critic_warmup_steps) is warm
     finally:
         ppo.close_workers()
+
+
+def test_shipped_policies_by_config():
+    """One-hand games of contract 1 play the contract-1 policies; whole games and later
+    contracts the policies trained on every contract; three seats have none."""
+    from commoncause.agents.trained import shipped_checkpoint
+    from commoncause.envs.registry import get_game
+
+    make = get_game("dummy_rummy").make_config
+    for n in (2, 4):
+        one = shipped_checkpoint("dummy_rummy", make(num_players=n, hands=1))
+        assert one == ROOT / "checkpoints" / f"dummy_rummy_{n}p" / "best.pt"
+        for options in ({}, {"hands": 1, "first_contract": 7}, {"first_contract": 2}):
+            every = shipped_checkpoint("dummy_rummy", make(num_players=n, **options))
+            assert every == ROOT / "checkpoints" / f"dummy_rummy_{n}p_all" / "best.pt"
+    with pytest.raises(ValueError, match="ships no trained policy"):
+        shipped_checkpoint("dummy_rummy", make(num_players=3))

@@ -18,6 +18,13 @@ def _baseline(options: str = ""):
     return BaselineAgent(BaselineOptions.parse(options))
 
 
+def _checkpoint(config: DummyConfig) -> str:
+    """The shipped policy for a config: one-hand games of contract 1 get the policy trained
+    on them alone; whole games and the later contracts the one trained on all twelve."""
+    every = "" if config.hands == 1 and config.first_contract == 1 else "_all"
+    return f"checkpoints/dummy_rummy_{config.num_players}p{every}/best.pt"
+
+
 GAME = Game(
     name="dummy_rummy",
     title="Dummy rummy",
@@ -42,7 +49,7 @@ GAME = Game(
     baseline=_baseline,
     env_module="commoncause.envs.dummy_rummy.dummy_rummy",
     max_moves=5000,
-    checkpoint=lambda config: f"checkpoints/dummy_rummy_{config.num_players}p/best.pt",
+    checkpoint=_checkpoint,
     card_moves=CardMoves(
         hand_at=OFFSET["hand"],
         bases=(DISCARD_BASE,),
