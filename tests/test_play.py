@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from terminal import (
     PROMPT,
+    ROOT,
     check_only_own_hand,
     check_quit_and_resume,
     check_replay_shows_every_hand,
@@ -411,6 +412,10 @@ def dummy_args(record_dir: Path, *extra: str) -> list[str]:
             "--seed", "1", "--record-dir", str(record_dir), *extra]  # fmt: skip
 
 
+DUMMY_CONTRACT_1 = ROOT / "checkpoints" / "dummy_rummy_4p" / "best.pt"
+"""The shipped 4-player policy of one-hand games of contract 1 (``dummy_args``' game)."""
+
+
 @pytest.fixture(scope="module")
 def dummy_game(tmp_path_factory):
     """A hand of Dummy rummy for four: a person typing 1 against the shipped 4-player policy."""
@@ -430,7 +435,8 @@ def test_dummy_rummy_played_in_the_terminal(dummy_game):
     assert "GAME OVER" in end and "won after 1 hand(s)" in end and "Returns: player_0" in end
     record = json.loads(only_record(folder).read_text())
     assert record["game"] == "dummy_rummy" and record["finished"]
-    assert [s.get("agent") for s in record["seats"]] == [None, "trained", "trained", "trained"]
+    shipped = str(DUMMY_CONTRACT_1)  # a one-hand game of contract 1: its own policy
+    assert [s.get("agent") for s in record["seats"]] == [None, shipped, shipped, shipped]
     assert "partner" not in record  # no partner in a game of each for themselves
     assert record["deck"] and len(record["deck"]) == 108
 
@@ -448,7 +454,7 @@ def test_dummy_rummy_screens_show_only_your_hand(dummy_game):
 def test_dummy_rummy_replay_and_resume(tmp_path, dummy_game):
     path = only_record(dummy_game[0])
     out = check_replay_shows_every_hand(path, 4, "won after 1 hand(s)")
-    assert "player_1 (trained) contract: 1 of 12" in out
+    assert f"player_1 ({DUMMY_CONTRACT_1}) contract: 1 of 12" in out
 
     final = check_quit_and_resume(dummy_args(tmp_path), tmp_path)
     straight = json.loads(path.read_text())
