@@ -182,13 +182,16 @@ def test_every_game_can_be_searched():
 
 
 def test_a_search_member_takes_the_configs_trained_policy():
-    """``search`` (blueprint ``trained``) follows the config's shipped policy: Dummy rummy
-    heads-up its 2-player checkpoint; at four players, the default's, the member as written
-    (as in Common Cause's default config); none at three players (an error naming them)."""
+    """``search`` (blueprint ``trained``) follows the config's shipped policy: Dummy rummy's
+    one hand of contract 1 heads-up its 2-player checkpoint, at four players its 4-player
+    one; whole games at four players the default's, the member as written (as in Common
+    Cause's default config); none at three players (an error naming them)."""
     team = parse_team("search,baseline", 2, "dummy_rummy", CONFIGS[0][1])
     assert "blueprint=" in team[0] and team[0].endswith("moves=4;seconds=0.0;batch=8")
     assert "checkpoints/dummy_rummy_2p/best.pt" in team[0] and team[1] == "baseline"
     team = parse_team("search,baseline,baseline,baseline", 4, "dummy_rummy", CONFIGS[1][1])
+    assert "checkpoints/dummy_rummy_4p/best.pt" in team[0]
+    team = parse_team("search,baseline,baseline,baseline", 4, "dummy_rummy", DummyConfig())
     assert team[0] == "search"
     with pytest.raises(ValueError, match="3 players"):
         parse_team("search,baseline,baseline", 3, "dummy_rummy", DummyConfig(num_players=3))
