@@ -200,18 +200,16 @@ def _run_table_eval(args: argparse.Namespace, game, config) -> int:
         f"truncated games: {report.truncated}; {report.games_per_second:,.1f} games/s"
     )
     if report.vs_field_per_hand is not None:
-        hands = sum(m["mean_hands"] for m in report.members[:1]) * report.games
+        hands = report.members[0]["mean_hands"] * report.games  # every member plays them all
         diff = report.vs_field_per_hand
         low, high = diff["ci95"]
-        outs = ", ".join(
-            f"{m['member']} {m['per_hand']['went_out']['mean']:.1%}"
-            for m in report.members
-            if "went_out" in m["per_hand"]
-        )
-        print(
-            f"per hand ({hands:,.0f} hands a seat): {team[0]} minus the mean of the others "
-            f"{diff['mean']:+.2f} [{low:+.2f}, {high:+.2f}]" + (f"; went out: {outs}" * bool(outs))
-        )
+        line = (f"per hand ({hands:,.0f} hands a seat): {team[0]} minus the mean of the others "
+                f"{diff['mean']:+.2f} [{low:+.2f}, {high:+.2f}]")  # fmt: skip
+        if all("went_out" in m["per_hand"] for m in report.members):
+            line += "; went out: " + ", ".join(
+                f"{m['member']} {m['per_hand']['went_out']['mean']:.1%}" for m in report.members
+            )
+        print(line)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report.to_json(), indent=2))

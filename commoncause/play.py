@@ -319,7 +319,7 @@ def start(args, console: Console) -> Terminal:
     if n == 2 and game.team:
         with_whom = f"partner: {shown[1 - seat]}"
     elif len(set(others)) == 1:
-        with_whom = f"the other players: {_shown(others[0], game.name, config)}"
+        with_whom = f"the other players: {shown[(seat + 1) % n]}"
     else:
         with_whom = "the others: " + ", ".join(
             f"player_{p} {shown[p]}" for p in range(n) if p != seat

@@ -51,3 +51,15 @@ def test_games_without_hands_have_no_per_hand_figures():
         evaluate_table(("baseline", "baseline"), config, 0, game="common_cause")
     report = evaluate_table(("baseline", "baseline"), config, 2, game="common_cause")
     assert report.vs_field_per_hand is None and "per_hand" not in report.members[0]
+
+
+def test_eval_prints_the_per_hand_line():
+    from terminal import run_cli
+
+    args = ["--game", "dummy_rummy", "--num-players", "2", "--hands", "2", "--team",
+            "baseline,random", "--games", "3", "--seed", "4", "--workers", "1"]  # fmt: skip
+    done = run_cli("eval", *args)
+    assert done.returncode == 0, done.stderr
+    line = [x for x in done.stdout.splitlines() if x.startswith("per hand (")]
+    assert len(line) == 1 and "(12 hands a seat): baseline minus the mean of the others" in line[0]
+    assert "; went out: baseline " in line[0] and ", random " in line[0]
