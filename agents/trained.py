@@ -213,6 +213,15 @@ def trained_spec(game: str, config) -> str:
     return "trained" if path == default else str(path)
 
 
+def member_label(spec: str, game: str, config) -> str:
+    """A member as a person reads it: ``trained`` for the config's shipped policy (which
+    ``trained_spec`` spells as its path where the config is not the game's default)."""
+    try:
+        return "trained" if Path(spec) == shipped_checkpoint(game, config) else spec
+    except ValueError:  # the game ships none for this config
+        return spec
+
+
 class PolicyAgent:
     """Plays the policy's most likely legal move (``deterministic``) or samples from it."""
 

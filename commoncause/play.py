@@ -264,17 +264,6 @@ def run(args, console: Console | None = None) -> int:
     return terminal.run()
 
 
-def _shown(spec: str, game_name: str, config) -> str:
-    """A seat's member as a person reads it: the config's shipped policy is ``trained``
-    (a path where the config is not the game's default)."""
-    from commoncause.agents.trained import shipped_checkpoint
-
-    try:
-        return "trained" if Path(spec) == shipped_checkpoint(game_name, config) else spec
-    except ValueError:  # the game ships none for this config
-        return spec
-
-
 def start(args, console: Console) -> Terminal:
     """The terminal of a new or resumed session, its opening lines printed."""
     if args.resume is not None:
@@ -315,7 +304,9 @@ def start(args, console: Console) -> Terminal:
         if terminal.seat is not None
         else (f"player_{seat}: {args.player}")
     )
-    shown = [_shown(spec, game.name, config) for spec in seats]
+    from commoncause.agents.trained import member_label
+
+    shown = [member_label(spec, game.name, config) for spec in seats]
     if n == 2 and game.team:
         with_whom = f"partner: {shown[1 - seat]}"
     elif len(set(others)) == 1:

@@ -255,7 +255,11 @@ class PlaySession:
 
     def player_name(self, p: int) -> str:
         seat = self.record["seats"][p]
-        return HUMAN if seat.get("player") == HUMAN else str(seat.get("agent", "agent"))
+        if seat.get("player") == HUMAN:
+            return HUMAN
+        from commoncause.agents.trained import member_label
+
+        return member_label(str(seat.get("agent", "agent")), self.game.name, self.config)
 
     def view(self, seat: int):
         return self.game.seat_view(self.state, seat)
