@@ -225,19 +225,17 @@ class SearchStats:
     """Games played out (deals x moves searched)."""
 
 
-def choose(
+def rollout_rates(
     moves: list[int],
-    blueprint_move: int,
     deals: Iterable[State],
     rollouts: BaselineRollouts | PolicyRollouts,
     options: SearchOptions,
     stats: SearchStats,
     seat: int,
-) -> int:
-    """The one of ``moves`` (legal, the blueprint's among them) that won most often over
-    ``deals`` when each is played and then the blueprint to the end (the same deals for
-    every move), won as ``seat`` sees it, if it beats ``blueprint_move`` by more than the
-    threshold; else ``blueprint_move``."""
+) -> np.ndarray | None:
+    """How often each of ``moves`` won over ``deals`` when played and then the blueprint to
+    the end (the same deals for every move; ``options.rollouts`` of them, fewer under a time
+    budget), won as ``seat`` sees it; None when no deal was played."""
     start = time.perf_counter()
     size = options.batch if options.seconds else max(options.rollouts, 1)
     wins = np.zeros(len(moves))
@@ -259,9 +257,24 @@ def choose(
         if options.seconds and time.perf_counter() - start >= options.seconds:
             break
     stats.searched += 1
-    if not played:
+    return wins / played if played else None
+
+
+def choose(
+    moves: list[int],
+    blueprint_move: int,
+    deals: Iterable[State],
+    rollouts: BaselineRollouts | PolicyRollouts,
+    options: SearchOptions,
+    stats: SearchStats,
+    seat: int,
+) -> int:
+    """The one of ``moves`` (legal, the blueprint's among them) that won most often over
+    ``deals`` (``rollout_rates``) if it beats ``blueprint_move`` by more than the
+    threshold; else ``blueprint_move``."""
+    rates = rollout_rates(moves, deals, rollouts, options, stats, seat)
+    if rates is None:
         return blueprint_move
-    rates = wins / played
     best = int(np.argmax(rates))
     if rates[best] - rates[moves.index(blueprint_move)] > options.threshold:
         stats.deviations += 1

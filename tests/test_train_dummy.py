@@ -175,6 +175,32 @@ def test_episode_options_draw_each_games_contract_from_the_seed():
             env.reset()
 
 
+def test_max_moves_cuts_training_games_short():
+    """A config's ``max_moves`` truncates its training games after that many moves (forced
+    ones counted), paying nothing; 0 keeps the game's own 5,000; a bad value or RLlib is an
+    error that names it. The continuation configs set one above any finished hand's."""
+    base = {"game": "dummy_rummy", "game_options": {"num_players": 2, "hands": 1}}
+    cfg = TrainConfig(**base, max_moves=12, baseline_partner_prob=0.0)
+    cfg.validate()
+    env = SelfPlayEnv(**cfg.selfplay_kwargs())
+    obs, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    terminated = truncated = False
+    while not (terminated or truncated):
+        action = int(rng.choice(np.flatnonzero(env.action_masks())))
+        obs, reward, terminated, truncated, info = env.step(action)
+    assert truncated and not terminated and reward == 0.0
+    assert info["result"] == "truncated" and env._moves == 12 and not env.state.is_terminal
+    assert SelfPlayEnv(**TrainConfig(**base).selfplay_kwargs()).max_moves == 5000
+    for bad in (-1, True, "many"):
+        with pytest.raises(ValueError, match="config max_moves must be 0"):
+            TrainConfig(**base, max_moves=bad).validate()
+    with pytest.raises(ValueError, match="max_moves needs trainer torch or sb3"):
+        TrainConfig(**base, max_moves=500, trainer="rllib", baseline_partner_prob=0.0).validate()
+    for n, cap in ((2, 500), (4, 1000)):
+        assert load_config(ROOT / "configs" / f"dummy_rummy_{n}p_all_more.yaml").max_moves == cap
+
+
 def test_episode_and_eval_options_are_checked_in_the_config():
     """Every contract config trains on all twelve contracts and evaluates whole games; a
     value the game refuses, a changed number of seats or an option given twice is an error

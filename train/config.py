@@ -51,6 +51,11 @@ class TrainConfig:
     eval_options: dict = field(default_factory=dict)
     """Rules options that replace ``game_options``' in the periodic and final evaluations
     (Dummy rummy ``hands: 0``: whole games, every contract)."""
+    max_moves: int = 0
+    """Moves after which a training game is cut short, paying nothing more (the env's
+    truncation), instead of the game's own ``max_moves`` (0; Dummy rummy 5,000): a hand
+    nobody can finish then costs a fifth of the steps or less. Training only: the
+    evaluations play the game's own. Torch and sb3 trainers."""
 
     # --- the network -------------------------------------------------------------
     features_dim: int = 256
@@ -206,6 +211,7 @@ class TrainConfig:
             "reward_scale": self.reward_scale,
             "reward_margin": self.reward_margin,
             **({"episode_options": self.episode_options} if self.episode_options else {}),
+            **({"max_moves": self.max_moves} if self.max_moves else {}),
             **self.env_kwargs(),
         }
 
@@ -285,6 +291,12 @@ class TrainConfig:
         if self.trainer == "rllib" and self.baseline_partner_prob:
             raise ValueError("config baseline_partner_prob must be 0 with trainer rllib "
                              "(it seats no baseline yet)")  # fmt: skip
+        if type(self.max_moves) is not int or self.max_moves < 0:  # (a bool is no count)
+            raise ValueError(f"config max_moves must be 0 (the game's own) or a positive int, "
+                             f"got {self.max_moves!r}")  # fmt: skip
+        if self.max_moves and self.trainer == "rllib":
+            raise ValueError("config max_moves needs trainer torch or sb3 (the RLlib env "
+                             "keeps the game's own)")  # fmt: skip
         if self.episode_options and self.trainer == "rllib":
             raise ValueError("config episode_options needs trainer torch or sb3 (the RLlib "
                              "env plays game_options only)")  # fmt: skip
