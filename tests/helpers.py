@@ -17,9 +17,15 @@
     The current player's legal moves in move notation.
 ``check_cards(state) -> None``
     Asserts that all 54 physical cards are somewhere, each exactly once.
+``load_bench(name) -> module``
+    The script ``bench/<name>.py`` imported as a module, for the benches' tests.
 """
 
 from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
 
 from commoncause.envs.common_cause.cards import N_PHYSICAL, RANKS, SUITS, card_code, parse_card
 from commoncause.envs.common_cause.cards import parse_deck as _parse_deck
@@ -27,6 +33,15 @@ from commoncause.envs.common_cause.notation import move_text, parse_move
 from commoncause.envs.common_cause.rules import MAX_STOCK, GameConfig, GameState
 
 FILL_ORDER = [r + s for s in SUITS for r in RANKS] + ["JK", "JK"]
+
+
+def load_bench(name: str) -> ModuleType:
+    """The script ``bench/<name>.py`` as a module (bench/ is no package)."""
+    path = Path(__file__).resolve().parents[1] / "bench" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _codes(text: str) -> list[str]:

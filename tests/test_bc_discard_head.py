@@ -3,13 +3,13 @@ features are the baseline's discard key, and the script runs end to end."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+from helpers import load_bench
 
 from commoncause.envs.core.cards import parse_card
 from commoncause.envs.open_rummy.observer import OBS_SIZE, OFFSET
@@ -17,15 +17,9 @@ from commoncause.envs.open_rummy.observer import OBS_SIZE, OFFSET
 SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "bc_discard_head.py"
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("bc_discard_head", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_card_features_are_each_held_cards_usefulness_and_points():
-    script = load_script()
+    script = load_bench("bc_discard_head")
     obs = np.zeros((1, OBS_SIZE), np.float32)
     hand = [parse_card(c) for c in ("7H", "8H", "7S", "KD", "JK")]
     for t in hand:

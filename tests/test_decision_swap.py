@@ -4,30 +4,23 @@ end to end."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import statistics
 from pathlib import Path
 
 import pytest
+from helpers import load_bench
 
 from commoncause.agents.evaluate import deal_seed, play_game, team_agents
 from commoncause.envs.registry import get_game
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "bench" / "decision_swap.py"
 POLICY = ROOT / "checkpoints" / "dummy_rummy_2p" / "best.pt"
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("decision_swap", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_the_baseline_taking_every_move_plays_the_baselines_game():
-    script = load_script()
+    script = load_bench("decision_swap")
     game = get_game("dummy_rummy")
     config = game.make_config(num_players=2, hands=1)
     policy = script.make_agent(str(POLICY), game.name)
@@ -43,7 +36,7 @@ def test_the_baseline_taking_every_move_plays_the_baselines_game():
 
 
 def test_command_writes_each_kind_and_refuses_a_team_game(tmp_path):
-    script = load_script()
+    script = load_bench("decision_swap")
     out = tmp_path / "swap.json"
     args = ["--game", "dummy_rummy", "--num-players", "2", "--hands", "1",
             "--policy", str(POLICY), "--deals", "4", "--json", str(out)]  # fmt: skip

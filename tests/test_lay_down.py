@@ -4,29 +4,18 @@ end to end."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
+from helpers import load_bench
 
 from commoncause.agents.evaluate import deal_seed, play_game, team_agents
 from commoncause.envs.registry import get_game
 
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "bench" / "lay_down.py"
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("lay_down", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_records_match_the_games_and_contract_one(players):
-    script = load_script()
+    script = load_bench("lay_down")
     game = get_game("dummy_rummy")
     config = game.make_config(num_players=players, hands=1)
     deals = 12
@@ -49,7 +38,7 @@ def test_records_match_the_games_and_contract_one(players):
 
 
 def test_the_command_runs_and_refuses_another_game(tmp_path, capsys):
-    script = load_script()
+    script = load_bench("lay_down")
     out = tmp_path / "lay.json"
     args = ["--num-players", "2", "--hands", "1", "--deals", "6", "--json", str(out)]
     assert script.main(args) == 0

@@ -4,30 +4,19 @@ refuses what it cannot measure."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
+from helpers import load_bench
 
 from commoncause.agents.evaluate import deal_seed, play_game, team_agents
 from commoncause.agents.search import SearchOptions
 from commoncause.envs.registry import get_game
 
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "bench" / "search_gaps.py"
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("search_gaps", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_the_watched_seat_plays_the_blueprint(players):
-    script = load_script()
+    script = load_bench("search_gaps")
     game = get_game("dummy_rummy")
     config = game.make_config(num_players=players, hands=1)
     options = SearchOptions.parse("blueprint=baseline;rollouts=3")
@@ -46,7 +35,7 @@ def test_the_watched_seat_plays_the_blueprint(players):
 
 
 def test_command_end_to_end_and_bad_members(tmp_path, capsys):
-    script = load_script()
+    script = load_bench("search_gaps")
     out = tmp_path / "gaps.json"
     args = ["--num-players", "2", "--hands", "1", "--deals", "2", "--json", str(out),
             "--member", "search:blueprint=trained;rollouts=2;moves=3"]  # fmt: skip
