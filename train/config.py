@@ -53,9 +53,9 @@ class TrainConfig:
     (Dummy rummy ``hands: 0``: whole games, every contract)."""
     max_moves: int = 0
     """Moves after which a training game is cut short, paying nothing more (the env's
-    truncation), instead of the game's own ``max_moves`` (0; Dummy rummy 5,000): a hand
-    nobody can finish then costs a fifth of the steps or less. Training only: the
-    evaluations play the game's own. Torch and sb3 trainers."""
+    truncation), instead of the game's own ``max_moves`` (0; Dummy rummy 5,000), so that a
+    hand nobody can finish costs fewer steps. Training only: the evaluations keep the
+    game's own. Torch and sb3 trainers."""
 
     # --- the network -------------------------------------------------------------
     features_dim: int = 256
