@@ -173,6 +173,14 @@ def _init_worker() -> None:
     _agents.clear()
 
 
+def one_against_baselines(member: Agent, game: str, seats: int, deal: int) -> tuple[Agent, ...]:
+    """The seats of deal number ``deal`` for one member against the game's baseline: the
+    member in seat ``deal % seats`` (every seat in turn over the deals), a fresh baseline in
+    each other."""
+    return tuple(member if s == deal % seats else make_agent("baseline", game)
+                 for s in range(seats))  # fmt: skip
+
+
 def team_agents(game: str, team: tuple[str, ...]) -> tuple[Agent, ...]:
     """This process's agents for ``team``, made once per (game, member, seat)."""
     agents = []

@@ -24,7 +24,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from commoncause.agents.evaluate import deal_seed, make_agent, parse_team, play_game  # noqa: E402
+from commoncause.agents.evaluate import (  # noqa: E402
+    deal_seed,
+    make_agent,
+    one_against_baselines,
+    parse_team,
+    play_game,
+)
 from commoncause.options import add_game_arguments, game_and_config  # noqa: E402
 from envs.dummy_rummy.actions import IS_WILD, TYPE_OF  # noqa: E402
 
@@ -75,8 +81,7 @@ def seat_hands(game, config, member, deals: int, seed: int) -> list[tuple[bool, 
     records: list[tuple[bool, dict]] = []
     for d in range(deals):
         member_seat = d % seats
-        agents = tuple(member if s == member_seat else make_agent("baseline", game.name)
-                       for s in range(seats))  # fmt: skip
+        agents = one_against_baselines(member, game.name, seats, d)
         watch = LayDownWatch(seats)
         play_game(config, agents, deal_seed(seed, d), game.name, watch)
         records.extend((s == member_seat, r) for s, r in enumerate(watch.figures()))

@@ -26,7 +26,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from commoncause.agents.evaluate import deal_seed, make_agent, parse_team, play_game  # noqa: E402
+from commoncause.agents.evaluate import (  # noqa: E402
+    deal_seed,
+    one_against_baselines,
+    parse_team,
+    play_game,
+)
 from commoncause.agents.search import (  # noqa: E402
     SearchAgent,
     SearchOptions,
@@ -78,15 +83,11 @@ def summary(gaps: list[tuple[float, float, int]]) -> dict:
 
 
 def play_deals(game, config, watch: GapWatch, deals: int, seed: int) -> list:
-    """The games of ``deals`` fresh deals, ``watch`` in seat ``deal % seats`` and the baseline
-    in the others (``play_game``'s outcomes)."""
+    """The games of ``deals`` fresh deals, ``watch`` against the baselines
+    (``one_against_baselines``; ``play_game``'s outcomes)."""
     seats = game.num_seats(config)
-    outcomes = []
-    for d in range(deals):
-        agents = tuple(watch if s == d % seats else make_agent("baseline", game.name)
-                       for s in range(seats))  # fmt: skip
-        outcomes.append(play_game(config, agents, deal_seed(seed, d), game.name))
-    return outcomes
+    return [play_game(config, one_against_baselines(watch, game.name, seats, d),
+                      deal_seed(seed, d), game.name) for d in range(deals)]  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,7 +17,6 @@ from commoncause.envs.open_rummy.observer import OBS_SIZE, OFFSET
 SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "bc_discard_head.py"
 
 
-
 def test_card_features_are_each_held_cards_usefulness_and_points():
     script = load_bench("bc_discard_head")
     obs = np.zeros((1, OBS_SIZE), np.float32)

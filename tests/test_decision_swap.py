@@ -18,7 +18,6 @@ ROOT = Path(__file__).resolve().parents[1]
 POLICY = ROOT / "checkpoints" / "dummy_rummy_2p" / "best.pt"
 
 
-
 def test_the_baseline_taking_every_move_plays_the_baselines_game():
     script = load_bench("decision_swap")
     game = get_game("dummy_rummy")
