@@ -99,7 +99,7 @@ def _for_config(member: str, game: str, config: Any) -> str:
     options = SearchOptions.parse(text)
     fixed = {
         policy: trained_spec(game, config)
-        for policy in ("blueprint", "rollout")
+        for policy in ("blueprint", "rollout", "others")
         if getattr(options, policy) == "trained"
     }
     if all(spec == "trained" for spec in fixed.values()):

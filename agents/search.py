@@ -69,6 +69,10 @@ class SearchOptions:
     rollout: str = "blueprint"
     """Who plays both seats in the rollouts: ``blueprint``, or another member (``baseline``,
     a few microseconds a move; ``trained``; a checkpoint path)."""
+    others: str = "rollout"
+    """Who plays every other seat in the rollouts (the partner, or the opponents):
+    ``rollout`` (as the searching seat), or a member (``baseline``, ``trained``, a
+    checkpoint path): a model of the others, such as the opponents' known policy."""
     threshold: float = 0.05
     """Leave the blueprint's move only for one that wins this much more often on the same
     deals (a share of games, 0-1)."""
@@ -82,8 +86,8 @@ class SearchOptions:
     """Deals played out together under a time budget (one network pass per step)."""
 
     TYPES: ClassVar[dict[str, type]] = {
-        "rollouts": int, "blueprint": str, "rollout": str, "threshold": float, "moves": int,
-        "seconds": float, "batch": int,
+        "rollouts": int, "blueprint": str, "rollout": str, "others": str, "threshold": float,
+        "moves": int, "seconds": float, "batch": int,
     }  # fmt: skip
 
     def __post_init__(self) -> None:
@@ -97,7 +101,7 @@ class SearchOptions:
             raise ValueError(f"search option moves must be 0 or more, got {self.moves}")
         if self.batch < 1:
             raise ValueError(f"search option batch must be 1 or more, got {self.batch}")
-        for name in ("blueprint", "rollout"):
+        for name in ("blueprint", "rollout", "others"):
             value = getattr(self, name)
             if value.partition(":")[0] in ("search", "random") or value == "":
                 raise ValueError(
@@ -125,33 +129,40 @@ class SearchOptions:
 
 
 class BaselineRollouts:
-    """Plays games to the end with one hand-coded agent in every seat."""
+    """Plays games to the end with one hand-coded agent in every seat (or ``others`` in
+    every seat but the searching one)."""
 
-    def __init__(self, agent: Agent, game: Game) -> None:
+    def __init__(self, agent: Agent, game: Game, others: Agent | None = None) -> None:
         self.agent = agent
         self.game = game
+        self.others = others or agent
 
     def finish(self, states: list[State], seat: int) -> list[float]:
         """1.0 per game ``seat`` won, else 0.0 (``seat_won``; the states are played on)."""
-        act, game = self.agent.act, self.game
+        game = self.game
         out = []
         for state in states:
-            views = [game.seat_view(state, s) for s in range(state.num_seats)]
+            seats = range(state.num_seats)
+            acts = [self.agent.act if s == seat else self.others.act for s in seats]
+            views = [game.seat_view(state, s) for s in seats]
             moves = 0
             while not state.is_terminal and moves < game.max_moves:
-                state.apply(act(views[state.current]))
+                p = state.current
+                state.apply(acts[p](views[p]))
                 moves += 1
             out.append(seat_won(game, state, seat))
         return out
 
 
 class PolicyRollouts:
-    """Plays games to the end with a trained policy's most likely move in every seat, one
-    network pass per step for all the games still running."""
+    """Plays games to the end with a trained policy's most likely move in every seat (or
+    ``others`` in every seat but the searching one), one network pass per step for all the
+    games still running."""
 
-    def __init__(self, agent: Any, game: Game) -> None:
+    def __init__(self, agent: Any, game: Game, others: Agent | None = None) -> None:
         self.policy = agent.policy
         self.game = game
+        self.others = others
 
     def finish(self, states: list[State], seat: int) -> list[float]:
         """1.0 per game ``seat`` won, else 0.0 (``seat_won``; the states are played on)."""
@@ -159,21 +170,31 @@ class PolicyRollouts:
 
         from .networks import action_logits
 
-        game = self.game
+        game, others = self.game, self.others
         observers = [[game.observer(s) for s in range(st.num_seats)] for st in states]
+        views = (
+            [[game.seat_view(st, s) for s in range(st.num_seats)] for st in states]
+            if others
+            else []
+        )
         policy = self.policy
         running = list(range(len(states)))
         moves = 0
+        others_moves = [0] * len(states)  # (a bound on the others' play between passes)
         while running and moves < game.max_moves:
             waiting: list[tuple[int, list[int]]] = []
             for i in running:
                 state = states[i]
-                while not state.is_terminal:
+                while not state.is_terminal and others_moves[i] < game.max_moves:
                     legal = state.legal_actions()
-                    if len(legal) > 1:
+                    if len(legal) == 1:
+                        state.apply(legal[0])
+                    elif others is not None and state.current != seat:
+                        state.apply(others.act(views[i][state.current]))
+                        others_moves[i] += 1
+                    else:
                         waiting.append((i, legal))
                         break
-                    state.apply(legal[0])
             if not waiting:
                 break
             obs = np.stack([observers[i][states[i].current].encode(states[i]) for i, _ in waiting])
@@ -199,14 +220,15 @@ def rollout_player(
     blueprint: Agent, options: SearchOptions, game: Game
 ) -> BaselineRollouts | PolicyRollouts:
     """Who plays the rollouts: the blueprint or the ``rollout`` member (batched for a
-    trained policy)."""
-    if options.rollout != "blueprint":
-        from .evaluate import make_agent
+    trained policy), and the ``others`` member in the other seats where one is named."""
+    from .evaluate import make_agent
 
+    if options.rollout != "blueprint":
         blueprint = make_agent(options.rollout, game.name)
+    others = None if options.others == "rollout" else make_agent(options.others, game.name)
     if hasattr(blueprint, "policy"):
-        return PolicyRollouts(blueprint, game)
-    return BaselineRollouts(blueprint, game)
+        return PolicyRollouts(blueprint, game, others)
+    return BaselineRollouts(blueprint, game, others)
 
 
 # ----------------------------------------------------------------------- search

@@ -13,7 +13,8 @@ import pytest
 from competitive import random_play
 
 from commoncause.agents.evaluate import make_agent, parse_team
-from commoncause.agents.search import can_search, seat_won
+from commoncause.agents.search import SearchOptions, can_search, rollout_player, seat_won
+from commoncause.agents.trained import trained_spec
 from commoncause.envs.dummy_rummy.actions import SET_MELD_BASE as DUMMY_PLACING
 from commoncause.envs.dummy_rummy.rules import DummyConfig
 from commoncause.envs.open_rummy.actions import SET_STEP_BASE as OPEN_PLACING
@@ -197,3 +198,50 @@ def test_a_search_member_takes_the_configs_trained_policy():
         parse_team("search,baseline,baseline", 3, "dummy_rummy", DummyConfig(num_players=3))
     common = get_game("common_cause")
     assert parse_team("search", 2, "common_cause", common.make_config()) == ("search", "search")
+
+
+class Spy:
+    """A baseline that records the seats it moved for."""
+
+    def __init__(self, name: str) -> None:
+        self.agent = make_agent("baseline", name)
+        self.seats: set[int] = set()
+
+    def act(self, view: Any) -> int:
+        self.seats.add(view.player)
+        return self.agent.act(view)
+
+
+@pytest.mark.parametrize("mine", ["baseline", "checkpoints/dummy_rummy_2p/best.pt"])
+def test_others_play_every_seat_but_the_searching_one(mine):
+    """``others``: the rollouts' other seats are played by that member, the searching seat
+    by the rollout player; each game ends as if played move by move by those two."""
+    game = get_game("dummy_rummy")
+    config = CONFIGS[0][1]
+    me = make_agent(mine, "dummy_rummy")
+    spy = Spy("dummy_rummy")
+    rollouts = rollout_player(me, SearchOptions(), game)
+    rollouts.others = spy
+    starts = [game.new_game(config, seed) for seed in (5, 6, 7)]
+    won = rollouts.finish([s.clone() for s in starts], 1)
+    assert spy.seats == {0}
+    for state, result in zip(starts, won, strict=True):
+        agents = (make_agent("baseline", "dummy_rummy"), me)
+        while not state.is_terminal:
+            state.apply(agents[state.current].act(game.seat_view(state, state.current)))
+        assert result == seat_won(game, state, 1)
+
+
+def test_others_option_names_a_member_and_takes_the_configs_trained_policy():
+    options = SearchOptions.parse("others=baseline;blueprint=baseline")
+    rollouts = rollout_player(
+        make_agent("baseline", "dummy_rummy"), options, get_game("dummy_rummy")
+    )
+    assert rollouts.others is not rollouts.agent
+    assert SearchOptions.parse(options.text()) == options
+    for bad in ("others=random", "others=search", "others="):
+        with pytest.raises(ValueError, match="others"):
+            SearchOptions.parse(bad)
+    team = parse_team("search:others=trained,baseline", 2, "dummy_rummy", CONFIGS[0][1])
+    others = SearchOptions.parse(team[0].partition(":")[2]).others
+    assert others == trained_spec("dummy_rummy", CONFIGS[0][1]) != "trained"
