@@ -14,7 +14,8 @@ sampled game from the cards the seat cannot see, placed from public information 
 A rollout is won when a team game is won, or when the seat ends a competitive game with the
 best return (ties included: in Dummy rummy, going out). The rollout policy is the blueprint
 itself: a game's baseline (microseconds a move) or a trained policy (``PolicyRollouts``:
-one network pass per step for all rollouts together). ``ceiling_games`` plays the same
+one network pass per step for all rollouts together); ``others`` may name another member
+for the other seats, a model of the opponents or partner. ``ceiling_games`` plays the same
 search given the true deal of Common Cause: a measurement of how much of the remaining loss
 is information, never an agent (it is not a team member).
 
