@@ -35,15 +35,13 @@ from commoncause.options import add_game_arguments, game_and_config  # noqa: E40
 from envs.dummy_rummy.actions import CONTRACTS  # noqa: E402
 
 
-class MoveCount:
-    """Counts a game's moves and keeps its last state (``play_game``'s ``watch``)."""
+class LastState:
+    """Keeps a game's state after its last move (``play_game``'s ``watch``)."""
 
     def __init__(self) -> None:
-        self.moves = 0
         self.state = None
 
     def __call__(self, state, player: int) -> None:
-        self.moves += 1
         self.state = state
 
 
@@ -52,10 +50,10 @@ def hand_lengths(game, config, member, deals: int, seed: int) -> list[tuple[int,
     seats = game.num_seats(config)
     out = []
     for d in range(deals):
-        count = MoveCount()
+        last = LastState()
         play_game(config, one_against_baselines(member, game.name, seats, d),
-                  deal_seed(seed, d), game.name, count)  # fmt: skip
-        out.append((count.moves, not count.state.is_terminal))
+                  deal_seed(seed, d), game.name, last)  # fmt: skip
+        out.append((len(last.state.history), not last.state.is_terminal))
     return out
 
 
