@@ -74,6 +74,10 @@ class SearchOptions:
     """Who plays every other seat in the rollouts (the partner, or the opponents):
     ``rollout`` (as the searching seat), or a member (``baseline``, ``trained``, a
     checkpoint path): a model of the others, such as the opponents' known policy."""
+    belief: str = "uniform"
+    """How the unseen cards are dealt: ``uniform`` (at random, as public information
+    allows), or ``others`` (also keeping out of each other seat's hand what the ``others``
+    member's play says it does not hold: ``cannot_hold``, as the Dummy rummy baseline)."""
     threshold: float = 0.05
     """Leave the blueprint's move only for one that wins this much more often on the same
     deals (a share of games, 0-1)."""
@@ -87,8 +91,8 @@ class SearchOptions:
     """Deals played out together under a time budget (one network pass per step)."""
 
     TYPES: ClassVar[dict[str, type]] = {
-        "rollouts": int, "blueprint": str, "rollout": str, "others": str, "threshold": float,
-        "moves": int, "seconds": float, "batch": int,
+        "rollouts": int, "blueprint": str, "rollout": str, "others": str, "belief": str,
+        "threshold": float, "moves": int, "seconds": float, "batch": int,
     }  # fmt: skip
 
     def __post_init__(self) -> None:
@@ -100,6 +104,10 @@ class SearchOptions:
             raise ValueError(f"search option seconds must be 0 or more, got {self.seconds}")
         if self.moves < 0:
             raise ValueError(f"search option moves must be 0 or more, got {self.moves}")
+        if self.belief not in ("uniform", "others"):
+            raise ValueError(f"search option belief must be uniform or others, got {self.belief!r}")
+        if self.belief == "others" and self.others == "rollout":
+            raise ValueError("search option belief=others needs an others member (others=baseline)")
         if self.batch < 1:
             raise ValueError(f"search option batch must be 1 or more, got {self.batch}")
         for name in ("blueprint", "rollout", "others"):
@@ -348,6 +356,14 @@ class SearchAgent:
         self.options = options or SearchOptions()
         self.blueprint = make_agent(self.options.blueprint, game)
         self.rollouts = rollout_player(self.blueprint, self.options, record)
+        self.belief = None
+        if self.options.belief == "others":
+            self.belief = getattr(self.rollouts.others, "cannot_hold", None)
+            if self.belief is None:
+                raise ValueError(
+                    f"search option belief=others: others={self.options.others} does not say"
+                    " what it cannot hold (the Dummy rummy baseline does)"
+                )
         self.rng = random.Random(0)
         self.stats = SearchStats()
         self.name = f"search:{self.options.text()}"
@@ -360,7 +376,11 @@ class SearchAgent:
         legal = view.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        deals = view.sample_deals(self.rng)  # (drawn only when searching)
+        if self.belief is None:
+            deals = view.sample_deals(self.rng)  # (drawn only when searching)
+        else:
+            others = (s for s in range(view.num_seats) if s != view.player)
+            deals = view.sample_deals(self.rng, {s: self.belief(view, s) for s in others})
         return decide(self.blueprint, self.rollouts, view, deals, self.options, self.stats)
 
 

@@ -121,11 +121,14 @@ def permute_hidden(name: str, state: Any, me: int, rng: random.Random) -> Any:
     return twin
 
 
-@pytest.mark.parametrize("name,config", [CONFIGS[1], CONFIGS[3]])
-def test_search_decision_ignores_hidden_cards(name, config):
-    agent = make_agent("search:blueprint=baseline;rollouts=3;threshold=0", name)
+@pytest.mark.parametrize(
+    "name,config,belief",
+    [(*CONFIGS[1], ""), (*CONFIGS[1], ";others=baseline;belief=others"), (*CONFIGS[3], "")],
+)
+def test_search_decision_ignores_hidden_cards(name, config, belief):
+    agent = make_agent(f"search:blueprint=baseline;rollouts=3;threshold=0{belief}", name)
     rng = random.Random(5)
-    decided = 0
+    decided = barred = 0
     for i, state in enumerate(states(name, config, 4, every=6)):
         if len(state.legal_actions()) < 2 or any(t == -2 for _, _, t in state.discard_log):
             continue
@@ -137,7 +140,11 @@ def test_search_decision_ignores_hidden_cards(name, config):
         agent.reset(i)
         assert agent.act(view(name, twin, me)) == move, f"decision {i} read hidden cards"
         decided += 1
+        if agent.belief:  # (the belief bars cards at some of these decisions)
+            others = [s for s in range(state.num_seats) if s != me]
+            barred += any(agent.belief(view(name, state, me), s) for s in others)
     assert decided > 3
+    assert barred > 3 or not belief
 
 
 def play(name: str, team: tuple[str, ...], config: Any, seed: int) -> list[tuple[int, int]]:

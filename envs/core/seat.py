@@ -202,14 +202,20 @@ class HandsAndStockSeatView(PileSeatView):
                 known[taker].append(card)
         return {s: sorted(cards) for s, cards in known.items()}
 
-    def sample_deals(self, rng: random.Random) -> Iterator[Any]:
+    def sample_deals(
+        self, rng: random.Random, barred: dict[int, set[int]] | None = None
+    ) -> Iterator[Any]:
         """Games this seat may think possible, for search, without end: copies in which the
         cards it cannot see are dealt at random into the other hands (keeping
         ``known_cards`` where they are, and every hand's size) and the stock. A stock
         turned over from the pile (the discard log's ``taken`` -2) is public, in its order,
         and stays as it is. Only public information decides where the hidden cards may go
         (read once, for every deal); each copy's deck is cleared and its later deals are
-        shuffled anew."""
+        shuffled anew.
+
+        ``barred`` (a belief: an opponent model's reading of the play) names, per other
+        seat, physical cards it does not hold: those seats are dealt first, most barred
+        first, from the other hidden cards (from any, once those run out)."""
         state = self._state
         visible = self._visible()
         known = self._known_cards(visible)
@@ -219,14 +225,21 @@ class HandsAndStockSeatView(PileSeatView):
         fixed = visible.union(*known.values(), stock)
         total = sum(sizes) + self.stock_size + len(visible) - sizes[self.player]
         hidden = [c for c in range(total) if c not in fixed]
+        barred = barred or {}
+        order = sorted(known, key=lambda s: -len(barred.get(s, ())))
         while True:
             pool = list(hidden)
             rng.shuffle(pool)
             new = state.clone()
-            for seat in known:
+            for seat in order:
                 take = sizes[seat] - len(known[seat])
+                out = barred.get(seat)
+                if out:  # the allowed cards first (a stable sort: still in random order)
+                    pool.sort(key=lambda c: c in out)
                 new.hands[seat] = known[seat] + pool[:take]
                 pool = pool[take:]
+                if out:
+                    rng.shuffle(pool)
             new.stock = list(stock) if refilled else pool
             new.deck = []
             new.rng = random.Random(rng.randrange(2**32))

@@ -127,6 +127,19 @@ class BaselineAgent:
 
         return DISCARD_BASE + min(discards, key=cost)
 
+    def cannot_hold(self, view: SeatView, seat: int) -> set[int]:
+        """The physical cards ``seat`` does not hold if it plays as this baseline (a belief
+        for search): once its contract is down it lays off every natural card that fits
+        (and every wild card, with ``wild_layoffs=yes``) before it discards, and draws
+        nothing but its next turn's card, so what it holds fitted nothing on the table at
+        its last discard. Empty before that discard."""
+        move = view.laid_off_all(seat)
+        if move < 0:
+            return set()
+        wilds = self.options.wild_layoffs == "yes"
+        fitted = view.fitted_table(move)
+        return {c for t in fitted if wilds or not IS_WILD[t] for c in DECK.copies(t)}
+
     @staticmethod
     def _wanted(view: SeatView, card: int, hand: list[int]) -> bool:
         if view.laid(view.player):

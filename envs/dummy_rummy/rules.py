@@ -127,7 +127,7 @@ class TableMeld:
     its position for good: reading 5)."""
 
     __slots__ = ("owner", "contract", "group", "is_set", "size", "rank", "cards", "slots",
-                 "naturals")  # fmt: skip
+                 "naturals", "placed")  # fmt: skip
 
     def __init__(self, owner: int, contract: int, group: int, is_set: bool, size: int) -> None:
         self.owner = owner
@@ -139,6 +139,7 @@ class TableMeld:
         self.cards: list[int] = []  # sets
         self.slots: dict[int, int] = {}  # runs
         self.naturals = 0
+        self.placed: dict[int, int] = {}  # physical card -> the move (history index) placing it
 
     def physical(self) -> list[int]:
         return self.cards if self.is_set else [self.slots[p] for p in sorted(self.slots)]
@@ -170,7 +171,23 @@ class TableMeld:
         new.cards = list(self.cards)
         new.slots = dict(self.slots)
         new.naturals = self.naturals
+        new.placed = dict(self.placed)
         return new
+
+    def before(self, move: int) -> TableMeld | None:
+        """The meld as it stood before history move ``move`` (None: not laid yet)."""
+        kept = [c for c in self.physical() if self.placed[c] < move]
+        if not kept:
+            return None
+        old = TableMeld(self.owner, self.contract, self.group, self.is_set, self.size)
+        old.placed = {c: self.placed[c] for c in kept}
+        old.naturals = sum(not IS_WILD[TYPE_OF[c]] for c in kept)
+        if self.is_set:
+            old.cards = kept
+            old.rank = self.rank if old.naturals else -1
+        else:
+            old.slots = {p: c for p, c in self.slots.items() if c in old.placed}
+        return old
 
 
 class GameState:
@@ -215,6 +232,8 @@ class GameState:
         self.meld_at: dict[tuple[int, int], TableMeld] = {}
         self.laid = [False] * n
         self.laid_turn = [-1] * n  # turns when the contract was laid
+        self.last_discard = [-1] * n  # history index of each player's last discard this hand
+        self.last_discard_turn = [-1] * n  # and its turn
         self.building = False  # the current player has begun laying the contract
         self.cutins_used = [0] * n
         self.cutin_queue: list[int] = []
@@ -288,7 +307,8 @@ class GameState:
         new.rng = random.Random()
         new.rng.setstate(self.rng.getstate())
         for name in ("contract", "totals", "completed", "history", "deck", "stock", "discard",
-                     "discard_entry", "laid", "laid_turn", "cutins_used", "cutin_queue"):
+                     "discard_entry", "laid", "laid_turn", "last_discard", "last_discard_turn",
+                     "cutins_used", "cutin_queue"):
             setattr(new, name, list(getattr(self, name)))  # fmt: skip
         new.hand_points = [list(h) for h in self.hand_points]
         new.hands = [list(h) for h in self.hands]
@@ -422,6 +442,20 @@ class GameState:
         """Whether card type t fits some meld on the table (whoever may lay it off)."""
         return any(self._fits(m, t) for m in self.melds)
 
+    def fitted_table(self, move: int) -> list[int]:
+        """The card types that fitted some meld on the table as it stood before history
+        move ``move`` of this hand."""
+        table = [m for m in (x.before(move) for x in self.melds) if m is not None]
+        return [t for t in range(N_CARD_TYPES) if any(self._fits(m, t) for m in table)]
+
+    def laid_off_all(self, p: int) -> int:
+        """The history index of player p's last discard this hand if p could lay off then
+        (the contract laid on an earlier turn), else -1: the move before which the table
+        took none of the cards p still holds, for a player who lays off all it can."""
+        if self.laid[p] and self.laid_turn[p] < self.last_discard_turn[p]:
+            return self.last_discard[p]
+        return -1
+
     # ----------------------------------------------------------------------------------
     # moves
     def apply(self, action: int) -> None:
@@ -529,6 +563,7 @@ class GameState:
             self.melds.append(meld)
             self.meld_at[(p, group)] = meld
         card = self._take(p, t)
+        meld.placed[card] = len(self.history) - 1
         if is_set:
             meld.cards.append(card)
             if not IS_WILD[t]:
@@ -545,6 +580,7 @@ class GameState:
 
     def _layoff(self, p: int, meld: TableMeld, t: int, end: int) -> None:
         card = self._take(p, t)
+        meld.placed[card] = len(self.history) - 1
         meld.naturals += not IS_WILD[t]
         if meld.is_set:
             meld.cards.append(card)
@@ -557,6 +593,8 @@ class GameState:
         self.discard.append(card)
         self.discard_entry.append(len(self.discard_log))
         self.discard_log.append([card, p, -1])
+        self.last_discard[p] = len(self.history) - 1
+        self.last_discard_turn[p] = self.turns
         if not self.hands[p]:
             self._end_hand(out=p)
             return

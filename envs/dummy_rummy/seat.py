@@ -51,6 +51,16 @@ class SeatView(HandsAndStockSeatView):
     def hand_no(self) -> int:
         return self._state.hand_no
 
+    def laid_off_all(self, seat: int) -> int:
+        """The move (history index) of the seat's last discard this hand, made once it
+        could lay off; -1 if none (``GameState.laid_off_all``: public play)."""
+        return self._state.laid_off_all(seat)
+
+    def fitted_table(self, move: int) -> list[int]:
+        """The card types that fitted some meld on the table before history move ``move``
+        of this hand (public: the table's past)."""
+        return self._state.fitted_table(move)
+
     def playable(self, card_type: int) -> bool:
         """Whether this player could lay the card off now."""
         return self._state.playable(self.player, card_type)
