@@ -15,7 +15,10 @@ A rollout is won when a team game is won, or when the seat ends a competitive ga
 best return (ties included: in Dummy rummy, going out). The rollout policy is the blueprint
 itself: a game's baseline (microseconds a move) or a trained policy (``PolicyRollouts``:
 one network pass per step for all rollouts together); ``others`` may name another member
-for the other seats, a model of the opponents or partner. ``ceiling_games`` plays the same
+for the other seats, a model of the opponents or partner, and ``belief=others`` deals the
+unseen cards around what that model's play says of its hand (``cannot_hold``: the Dummy
+rummy baseline lays off all it can, so it holds nothing that fitted the table when it last
+discarded). ``ceiling_games`` plays the same
 search given the true deal of Common Cause: a measurement of how much of the remaining loss
 is information, never an agent (it is not a team member).
 
@@ -376,12 +379,15 @@ class SearchAgent:
         legal = view.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        if self.belief is None:
-            deals = view.sample_deals(self.rng)  # (drawn only when searching)
-        else:
-            others = (s for s in range(view.num_seats) if s != view.player)
-            deals = view.sample_deals(self.rng, {s: self.belief(view, s) for s in others})
+        deals = self.deals(view)  # (drawn only when searching)
         return decide(self.blueprint, self.rollouts, view, deals, self.options, self.stats)
+
+    def deals(self, view: SeatView) -> Iterable[State]:
+        """The deals this seat thinks possible (``sample_deals``), around the ``belief``."""
+        if self.belief is None:
+            return view.sample_deals(self.rng)
+        others = (s for s in range(view.num_seats) if s != view.player)
+        return view.sample_deals(self.rng, {s: self.belief(view, s) for s in others})
 
 
 # ---------------------------------------------------------------- the ceiling

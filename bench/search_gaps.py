@@ -57,7 +57,7 @@ class GapWatch(SearchAgent):
         move = self.blueprint.act(view)
         if len(legal) > 1:
             moves = search_moves(self.blueprint, view, legal, self.options.moves)
-            deals = view.sample_deals(self.rng)
+            deals = self.deals(view)
             seat = view.player
             rates = rollout_rates(moves, deals, self.rollouts, self.options, self.stats, seat)
             if rates is not None:
