@@ -17,12 +17,14 @@ every figure over the hands played, e.g. ``went_out``: the share of hands it wen
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
 from contextlib import closing
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from commoncause.envs.registry import get_game
@@ -145,6 +147,63 @@ class TableReport:
         return data
 
 
+class Journal:
+    """The deals of a table evaluation played so far, one JSON line per finished chunk
+    after a first line naming the run (game, team, config, seed): a run stopped part way
+    continues from it, and a longer run of the same table extends it."""
+
+    def __init__(self, path: Path, run: dict) -> None:
+        self.path = path
+        self.done: dict[int, list[SeatResult]] = {}
+        if path.exists() and path.stat().st_size:
+            lines = path.read_text().splitlines()
+            try:
+                header = json.loads(lines[0])
+            except json.JSONDecodeError:
+                raise ValueError(f"journal {path} is not an evaluation journal") from None
+            if header != run:
+                raise ValueError(
+                    f"journal {path} is of another run ({header}), not of this one ({run}): "
+                    "give another file"
+                )
+            for line in lines[1:]:
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError:  # a chunk cut short by the stop: played again
+                    continue
+                for i, deal in enumerate(row["deals"], row["first"]):
+                    self.done[i] = [SeatResult(**r) for r in deal]
+            path.write_text(
+                "".join(json.dumps(x) + "\n" for x in [run, *self._rows()])
+            )  # (rewritten whole: a cut line is dropped)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(run) + "\n")
+
+    def _rows(self) -> list[dict]:
+        return [{"first": i, "deals": [[asdict(r) for r in d]]} for i, d in self.done.items()]
+
+    def add(self, first: int, chunk: list[list[SeatResult]]) -> None:
+        """Keep deals ``first`` .. ``first + len(chunk) - 1`` (written at once)."""
+        for i, deal in enumerate(chunk, first):
+            self.done[i] = deal
+        row = {"first": first, "deals": [[asdict(r) for r in d] for d in chunk]}
+        with self.path.open("a") as f:
+            f.write(json.dumps(row) + "\n")
+
+
+def _ranges(todo: list[int], size: int) -> list[tuple[int, int]]:
+    """Consecutive runs of the deal numbers ``todo`` (ascending), cut at ``size``: (first,
+    count) each."""
+    out: list[tuple[int, int]] = []
+    for i in todo:
+        if out and out[-1][0] + out[-1][1] == i and out[-1][1] < size:
+            out[-1] = (out[-1][0], out[-1][1] + 1)
+        else:
+            out.append((i, 1))
+    return out
+
+
 def evaluate_table(
     team: tuple[str, ...],
     config: Any,
@@ -154,24 +213,37 @@ def evaluate_table(
     game: str = "dummy_rummy",
     progress: Callable[[int], None] | None = None,
     pool: Executor | None = None,
+    journal: Path | None = None,
 ) -> TableReport:
-    """Play ``deals`` deals of a competitive ``game``, each in every seat rotation."""
+    """Play ``deals`` deals of a competitive ``game``, each in every seat rotation; with a
+    ``journal`` (``Journal``), only the deals it does not hold yet (``seconds`` and
+    ``games_per_second`` are this run's)."""
     if deals < 1:
         raise ValueError(f"--games must be at least 1, got {deals}")
     team = tuple(team)
     n = len(team)
-    size = max(1, min(50, deals // (workers * 8) or 1))
+    run = {"game": game, "team": list(team), "config": config.to_dict(), "seed": seed}
+    kept = Journal(journal, run) if journal is not None else None
+    done = kept.done if kept else {}
+    todo = [i for i in range(deals) if i not in done]
+    size = max(1, min(50, len(todo) // (workers * 8) or 1))
     jobs = [
-        Job(play_rotations, game, team, (game, config, seed, first, min(size, deals - first)),
-            min(size, deals - first) * n)
-        for first in range(0, deals, size)
-    ]  # fmt: skip
-    by_deal: list[list[SeatResult]] = []
+        Job(play_rotations, game, team, (game, config, seed, first, count), count * n)
+        for first, count in _ranges(todo, size)
+    ]
+    played: dict[int, list[SeatResult]] = {i: d for i, d in done.items() if i < deals}
+    if progress and played:
+        progress(len(played) * n)
     start = time.perf_counter()
-    with closing(run_jobs(jobs, workers, pool, progress)) as results:
-        for _, chunk in results:  # in deal order
-            by_deal.extend(chunk)
+    with closing(run_jobs(jobs, workers, pool, progress, ordered=False)) as results:
+        for job, chunk in results:
+            first = job.args[3]
+            played.update(enumerate(chunk, first))
+            if kept:
+                kept.add(first, chunk)
     seconds = time.perf_counter() - start
+    by_deal = [played[i] for i in range(deals)]
+    games_now = len(todo) * n
     # per deal and member: mean over the rotations
     per_deal = [
         [sum(r.value for r in deal if r.member == k) / n for k in range(n)] for deal in by_deal
@@ -200,19 +272,18 @@ def evaluate_table(
         per_hand, per_hand_margin = _per_hand(by_deal, n)
         for member, figures in zip(members, per_hand, strict=True):
             member["per_hand"] = figures
-    games = deals * n
     return TableReport(
         game=game,
         team=team,
         config=config.to_dict(),
         seed=seed,
         deals=deals,
-        games=games,
+        games=deals * n,
         members=members,
         vs_field=_mean_interval(field_diff),
         truncated=truncated,
         seconds=seconds,
-        games_per_second=games / seconds if seconds > 0 else float("inf"),
+        games_per_second=games_now / seconds if seconds > 0 else float("inf"),
         workers=workers,
         per_deal=per_deal,
         vs_field_per_hand=per_hand_margin if per_hand else None,

@@ -152,6 +152,11 @@ def _eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--compare", help="a second team played on the same deals; prints the paired difference"
     )
+    p.add_argument(
+        "--journal", type=Path,
+        help="a competitive game: keep every finished deal in this file; the same command "
+        "again continues from it after a stop (or with more --games, extends it)",
+    )  # fmt: skip
     add_game_arguments(p)
 
 
@@ -174,9 +179,12 @@ def _run_table_eval(args: argparse.Namespace, game, config) -> int:
         bar, advance = _progress(args.games * seats, f"{','.join(team)}: {config.label()}")
         with bar:
             report = evaluate_table(
-                team, config, args.games, args.seed, args.workers, game.name, advance
-            )
+                team, config, args.games, args.seed, args.workers, game.name, advance,
+                journal=args.journal,
+            )  # fmt: skip
     except KeyboardInterrupt:
+        if args.journal:
+            print(f"the deals played are in {args.journal}: the same command continues")
         return _interrupted()
     table = Table(
         title=f"{game.title} - {config.label()}, seed {args.seed}: {report.deals:,} deals x "
@@ -230,6 +238,8 @@ def run_eval(args: argparse.Namespace) -> int:
     seats = game.num_seats(config)
     if not game.team:
         return _run_table_eval(args, game, config)
+    if args.journal:
+        raise ValueError(f"--journal is for the competitive games; {game.title} runs in minutes")
     teams = [parse_team(args.team, seats, game.name, config)]
     if args.compare:
         teams.append(parse_team(args.compare, seats, game.name, config))

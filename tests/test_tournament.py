@@ -3,6 +3,8 @@ their hands, with intervals by the ratio estimate."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from commoncause.agents.tournament import _mean_interval, _ratio_interval, evaluate_table
@@ -63,3 +65,54 @@ def test_eval_prints_the_per_hand_line():
     line = [x for x in done.stdout.splitlines() if x.startswith("per hand (")]
     assert len(line) == 1 and "(12 hands a seat): baseline minus the mean of the others" in line[0]
     assert "; went out: baseline " in line[0] and ", random " in line[0]
+
+
+def test_a_journal_continues_and_extends_a_run(tmp_path):
+    """A run stopped part way (its last line cut short) and continued from its journal, then
+    extended to more deals, gives the figures of one straight run of as many deals."""
+    config = get_game("dummy_rummy").make_config(num_players=2, hands=1)
+    team = ("baseline", "random")
+    straight = evaluate_table(team, config, 6, seed=4, workers=1)
+    journal = tmp_path / "run.jsonl"
+    evaluate_table(team, config, 3, seed=4, workers=1, journal=journal)
+    with journal.open("a") as f:
+        f.write('{"first": 3, "deals": [[{"member"')  # a stop in the middle of a write
+    played = []
+    part = evaluate_table(team, config, 6, seed=4, workers=1, journal=journal,
+                          progress=played.append)  # fmt: skip
+    assert part.per_deal == straight.per_deal and part.members == straight.members
+    assert part.vs_field == straight.vs_field and part.games == straight.games
+    assert played[0] == 3 * 2  # the journal's deals count as done at once
+    again = evaluate_table(team, config, 6, seed=4, workers=2, journal=journal)
+    assert again.per_deal == straight.per_deal  # all in the journal: nothing played
+    assert len(journal.read_text().splitlines()) == 1 + 6  # the header, then one per deal
+
+
+def test_a_journal_of_another_run_is_refused(tmp_path):
+    config = get_game("dummy_rummy").make_config(num_players=2, hands=1)
+    journal = tmp_path / "run.jsonl"
+    evaluate_table(("baseline", "random"), config, 1, seed=4, workers=1, journal=journal)
+    with pytest.raises(ValueError, match="of another run"):
+        evaluate_table(("baseline", "random"), config, 2, seed=5, workers=1, journal=journal)
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text("not json\n")
+    with pytest.raises(ValueError, match="not an evaluation journal"):
+        evaluate_table(("baseline", "random"), config, 1, seed=4, workers=1, journal=junk)
+
+
+def test_eval_journal_from_the_command_line(tmp_path):
+    from terminal import run_cli
+
+    journal = tmp_path / "eval.jsonl"
+    args = ["--game", "dummy_rummy", "--num-players", "2", "--hands", "1", "--team",
+            "baseline,random", "--seed", "4", "--workers", "1",
+            "--journal", str(journal)]  # fmt: skip
+    first = run_cli("eval", *args, "--games", "2", "--json", str(tmp_path / "a.json"))
+    assert first.returncode == 0, first.stderr
+    more = run_cli("eval", *args, "--games", "4", "--json", str(tmp_path / "b.json"))
+    straight = run_cli("eval", *args[:-2], "--games", "4", "--json", str(tmp_path / "c.json"))
+    assert more.returncode == straight.returncode == 0, more.stderr + straight.stderr
+    b, c = (json.loads((tmp_path / f).read_text()) for f in ("b.json", "c.json"))
+    assert b["members"] == c["members"] and b["vs_field"] == c["vs_field"]
+    refused = run_cli("eval", "--team", "baseline", "--games", "2", "--journal", str(journal))
+    assert refused.returncode != 0 and "--journal is for the competitive games" in refused.stderr
