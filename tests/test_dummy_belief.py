@@ -13,17 +13,13 @@ from dummy_helpers import new_game, play
 
 from commoncause.agents.evaluate import make_agent
 from commoncause.agents.search import SearchAgent, SearchOptions
-from commoncause.envs.core.cards import JOKER, parse_card
+from commoncause.envs.core.cards import parse_card
 from commoncause.envs.dummy_rummy.actions import DECK
 from commoncause.envs.dummy_rummy.rules import DummyConfig
 from commoncause.envs.registry import get_game
 
 GAME = get_game("dummy_rummy")
 NO_CONTRACT = "3C 4D 6H 8S 10C QD KH AC 3H 4S 6D 8H 10H"
-
-
-def card(code: str) -> int:
-    return parse_card(code)
 
 
 def test_the_table_before_a_move_and_who_laid_off_all_it_could():
@@ -33,17 +29,20 @@ def test_the_table_before_a_move_and_who_laid_off_all_it_could():
     play(state, "meld 9C in set 2", "meld 9D in set 2", "meld 9S in set 2", "discard 3C")
     assert state.laid_off_all(0) == -1  # it discarded on the turn it laid: no lay-offs then
     assert state.fitted_table(laid_at) == []  # nothing on the table before the first meld
-    assert state.fitted_table(laid_at + 1) == sorted([card("7C"), card("7D"), card("7H"),
-                                                      card("7S"), *wilds()])  # fmt: skip
+    assert state.fitted_table(laid_at + 1) == sorted(cards("7C 7D 7H 7S") + wilds())
     play(state, "draw stock", "discard 5S", "draw stock", "discard 6C")
     assert state.laid_off_all(0) == len(state.history) - 1
     assert state.laid_off_all(1) == -1  # not laid
     fitted = state.fitted_table(state.laid_off_all(0))
-    assert card("9H") in fitted and card("7S") in fitted and card("5H") not in fitted
+    assert {parse_card("9H"), parse_card("7S")} <= set(fitted) and parse_card("5H") not in fitted
+
+
+def cards(codes: str) -> list[int]:
+    return [parse_card(code) for code in codes.split()]
 
 
 def wilds() -> list[int]:
-    return [card("2C"), card("2D"), card("2H"), card("2S"), JOKER]
+    return cards("2C 2D 2H 2S JK")
 
 
 def test_a_runs_past_ends_are_not_its_present_ones():
@@ -55,8 +54,8 @@ def test_a_runs_past_ends_are_not_its_present_ones():
     before_king = len(state.history)
     play(state, "layoff KC on player_0 run 1")
     then, now = state.fitted_table(before_king), state.fitted_table(len(state.history))
-    assert card("KH") in then and card("AH") not in then
-    assert card("AH") in now and card("KH") not in now
+    assert parse_card("KH") in then and parse_card("AH") not in then
+    assert parse_card("AH") in now and parse_card("KH") not in now
     assert set(wilds()) <= set(then) & set(now)
     meld = state.melds[0]
     assert len(meld.before(before_king)) == 10 and len(meld) == 11
