@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -150,35 +151,46 @@ class TableReport:
 class Journal:
     """The deals of a table evaluation played so far, one JSON line per finished chunk
     after a first line naming the run (game, team, config, seed): a run stopped part way
-    continues from it, and a longer run of the same table extends it."""
+    continues from it, and a longer run of the same table extends it. The header names the
+    members as given (a checkpoint by its path, not its contents): retrained weights at the
+    same path need a new journal."""
 
     def __init__(self, path: Path, run: dict) -> None:
         self.path = path
         self.done: dict[int, list[SeatResult]] = {}
-        if path.exists() and path.stat().st_size:
-            lines = path.read_text().splitlines()
-            try:
-                header = json.loads(lines[0])
-            except json.JSONDecodeError:
-                raise ValueError(f"journal {path} is not an evaluation journal") from None
-            if header != run:
-                raise ValueError(
-                    f"journal {path} is of another run ({header}), not of this one ({run}): "
-                    "give another file"
-                )
-            for line in lines[1:]:
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:  # a chunk cut short by the stop: played again
-                    continue
-                for i, deal in enumerate(row["deals"], row["first"]):
-                    self.done[i] = [SeatResult(**r) for r in deal]
-            path.write_text(
-                "".join(json.dumps(x) + "\n" for x in [run, *self._rows()])
-            )  # (rewritten whole: a cut line is dropped)
-        else:
+        text = path.read_text() if path.exists() else ""
+        if text and not json.dumps(run).startswith(text):  # not this run's header cut short
+            self._read(text.splitlines(), run)
+            kept = path.with_name(path.name + ".tmp")  # rewritten whole, a cut line dropped
+            kept.write_text("".join(json.dumps(x) + "\n" for x in [run, *self._rows()]))
+            os.replace(kept, path)  # at once: a stop here loses nothing
+        else:  # new, or only a header cut short by a stop
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(run) + "\n")
+
+    def _read(self, lines: list[str], run: dict) -> None:
+        try:
+            header = json.loads(lines[0])
+        except json.JSONDecodeError:
+            raise ValueError(f"journal {self.path} is not an evaluation journal") from None
+        if header != run:
+            raise ValueError(
+                f"journal {self.path} is of another run ({header}), not of this one ({run}): "
+                "give another file"
+            )
+        for number, line in enumerate(lines[1:], 2):
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:  # a chunk cut short by the stop: played again
+                continue
+            try:
+                for i, deal in enumerate(row["deals"], row["first"]):
+                    self.done[i] = [SeatResult(**r) for r in deal]
+            except (KeyError, TypeError) as error:
+                raise ValueError(
+                    f"journal {self.path} line {number} is not a row of deals ({error!r}): "
+                    "mend or remove that line"
+                ) from None
 
     def _rows(self) -> list[dict]:
         return [{"first": i, "deals": [[asdict(r) for r in d]]} for i, d in self.done.items()]

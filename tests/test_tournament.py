@@ -98,6 +98,29 @@ def test_a_journal_of_another_run_is_refused(tmp_path):
     junk.write_text("not json\n")
     with pytest.raises(ValueError, match="not an evaluation journal"):
         evaluate_table(("baseline", "random"), config, 1, seed=4, workers=1, journal=junk)
+    assert junk.read_text() == "not json\n"  # left as it was
+
+
+def test_a_journal_with_a_row_of_another_shape_names_the_line(tmp_path):
+    config = get_game("dummy_rummy").make_config(num_players=2, hands=1)
+    journal = tmp_path / "run.jsonl"
+    evaluate_table(("baseline", "random"), config, 1, seed=4, workers=1, journal=journal)
+    kept = journal.read_text()
+    journal.write_text(kept + '{"first": 1}\n')
+    with pytest.raises(ValueError, match="line 3 is not a row of deals"):
+        evaluate_table(("baseline", "random"), config, 2, seed=4, workers=1, journal=journal)
+    assert journal.read_text() == kept + '{"first": 1}\n'  # nothing rewritten
+
+
+def test_a_journal_stopped_while_writing_its_header_starts_again(tmp_path):
+    config = get_game("dummy_rummy").make_config(num_players=2, hands=1)
+    whole = tmp_path / "whole.jsonl"
+    straight = evaluate_table(("baseline", "random"), config, 2, seed=4, journal=whole)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text(whole.read_text().splitlines()[0][:40])
+    again = evaluate_table(("baseline", "random"), config, 2, seed=4, journal=cut)
+    assert again.per_deal == straight.per_deal
+    assert cut.read_text() == whole.read_text()
 
 
 def test_eval_journal_from_the_command_line(tmp_path):
