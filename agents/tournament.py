@@ -226,18 +226,22 @@ def evaluate_table(
     progress: Callable[[int], None] | None = None,
     pool: Executor | None = None,
     journal: Path | None = None,
+    so_far: bool = False,
 ) -> TableReport:
     """Play ``deals`` deals of a competitive ``game``, each in every seat rotation; with a
     ``journal`` (``Journal``), only the deals it does not hold yet (``seconds`` and
-    ``games_per_second`` are this run's)."""
+    ``games_per_second`` are this run's); ``so_far``: none, the figures of the deals below
+    ``deals`` that the journal holds (a run not finished)."""
     if deals < 1:
         raise ValueError(f"--games must be at least 1, got {deals}")
+    if so_far and journal is None:
+        raise ValueError("--so-far reports what a --journal holds: give the journal")
     team = tuple(team)
     n = len(team)
     run = {"game": game, "team": list(team), "config": config.to_dict(), "seed": seed}
     kept = Journal(journal, run) if journal is not None else None
     done = kept.done if kept else {}
-    todo = [i for i in range(deals) if i not in done]
+    todo = [] if so_far else [i for i in range(deals) if i not in done]
     size = max(1, min(50, len(todo) // (workers * 8) or 1))
     jobs = [
         Job(play_rotations, game, team, (game, config, seed, first, count), count * n)
@@ -254,7 +258,9 @@ def evaluate_table(
             if kept:
                 kept.add(first, chunk)
     seconds = time.perf_counter() - start
-    by_deal = [played[i] for i in range(deals)]
+    by_deal = [played[i] for i in sorted(played)]
+    if not by_deal:
+        raise ValueError(f"journal {journal} holds none of the first {deals} deals yet")
     games_now = len(todo) * n
     # per deal and member: mean over the rotations
     per_deal = [
@@ -289,8 +295,8 @@ def evaluate_table(
         team=team,
         config=config.to_dict(),
         seed=seed,
-        deals=deals,
-        games=deals * n,
+        deals=len(by_deal),
+        games=len(by_deal) * n,
         members=members,
         vs_field=_mean_interval(field_diff),
         truncated=truncated,

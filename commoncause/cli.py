@@ -157,6 +157,10 @@ def _eval_arguments(p: argparse.ArgumentParser) -> None:
         help="a competitive game: keep every finished deal in this file; the same command "
         "again continues from it after a stop (or with more --games, extends it)",
     )  # fmt: skip
+    p.add_argument(
+        "--so-far", action="store_true",
+        help="with --journal: play nothing, report the deals it holds of the first --games",
+    )  # fmt: skip
     add_game_arguments(p)
 
 
@@ -180,15 +184,16 @@ def _run_table_eval(args: argparse.Namespace, game, config) -> int:
         with bar:
             report = evaluate_table(
                 team, config, args.games, args.seed, args.workers, game.name, advance,
-                journal=args.journal,
+                journal=args.journal, so_far=args.so_far,
             )  # fmt: skip
     except KeyboardInterrupt:
         if args.journal:
             print(f"the deals played are in {args.journal}: the same command continues")
         return _interrupted()
+    held = f" (so far, of {args.games:,})" if args.so_far else ""
     table = Table(
-        title=f"{game.title} - {config.label()}, seed {args.seed}: {report.deals:,} deals x "
-        f"{seats} seat rotations = {report.games:,} games"
+        title=f"{game.title} - {config.label()}, seed {args.seed}: {report.deals:,} deals{held} "
+        f"x {seats} seat rotations = {report.games:,} games"
     )
     stat_keys = [k for k in report.members[0] if k.startswith("mean_") and k != "mean_hands"]
     for column in ("member", "return / game", "95% interval", "won", *stat_keys):
@@ -205,7 +210,8 @@ def _run_table_eval(args: argparse.Namespace, game, config) -> int:
     print(
         f"{team[0]} minus the mean of the others: {diff['mean']:+.2f} per game "
         f"[{low:+.2f}, {high:+.2f}] (95%, paired over {diff['n']:,} deals); "
-        f"truncated games: {report.truncated}; {report.games_per_second:,.1f} games/s"
+        f"truncated games: {report.truncated}"
+        + ("" if args.so_far else f"; {report.games_per_second:,.1f} games/s")
     )
     if report.vs_field_per_hand is not None:
         hands = report.members[0]["mean_hands"] * report.games  # every member plays them all
@@ -238,7 +244,7 @@ def run_eval(args: argparse.Namespace) -> int:
     seats = game.num_seats(config)
     if not game.team:
         return _run_table_eval(args, game, config)
-    if args.journal:
+    if args.journal or args.so_far:
         raise ValueError(f"--journal is for the competitive games; {game.title} runs in minutes")
     teams = [parse_team(args.team, seats, game.name, config)]
     if args.compare:
@@ -250,12 +256,17 @@ def run_eval(args: argparse.Namespace) -> int:
         for team in teams:
             bar, advance = _progress(args.games, f"{'+'.join(team)} on {level}")
             with bar:
-                reports.append(
-                    evaluate(
-                        team, config, args.games, args.seed, args.workers, level, advance,
-                        game=game.name,
-                    )  # fmt: skip
+                report = evaluate(
+                    team,
+                    config,
+                    args.games,
+                    args.seed,
+                    args.workers,
+                    level,
+                    advance,
+                    game=game.name,
                 )
+                reports.append(report)
     except KeyboardInterrupt:
         return _interrupted()
     size = getattr(config, "stock_size", None)

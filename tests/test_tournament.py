@@ -88,6 +88,22 @@ def test_a_journal_continues_and_extends_a_run(tmp_path):
     assert len(journal.read_text().splitlines()) == 1 + 6  # the header, then one per deal
 
 
+def test_so_far_reports_the_deals_a_journal_holds_and_plays_none(tmp_path):
+    config = get_game("dummy_rummy").make_config(num_players=2, hands=1)
+    team = ("baseline", "random")
+    first_three = evaluate_table(team, config, 3, seed=4, workers=1)
+    journal = tmp_path / "run.jsonl"
+    evaluate_table(team, config, 3, seed=4, workers=1, journal=journal)
+    kept = journal.read_text()
+    so_far = evaluate_table(team, config, 10, seed=4, journal=journal, so_far=True)
+    assert so_far.deals == 3 and so_far.games == 6 and journal.read_text() == kept
+    assert so_far.per_deal == first_three.per_deal and so_far.members == first_three.members
+    with pytest.raises(ValueError, match="give the journal"):
+        evaluate_table(team, config, 3, seed=4, so_far=True)
+    with pytest.raises(ValueError, match="holds none of the first 3 deals"):
+        evaluate_table(team, config, 3, seed=4, journal=tmp_path / "new.jsonl", so_far=True)
+
+
 def test_a_journal_of_another_run_is_refused(tmp_path):
     config = get_game("dummy_rummy").make_config(num_players=2, hands=1)
     journal = tmp_path / "run.jsonl"
@@ -132,6 +148,9 @@ def test_eval_journal_from_the_command_line(tmp_path):
             "--journal", str(journal)]  # fmt: skip
     first = run_cli("eval", *args, "--games", "2", "--json", str(tmp_path / "a.json"))
     assert first.returncode == 0, first.stderr
+    so_far = run_cli("eval", *args, "--games", "4", "--so-far")
+    assert so_far.returncode == 0, so_far.stderr
+    assert "2 deals (so far, of 4) x 2 seat rotations = 4 games" in so_far.stdout
     more = run_cli("eval", *args, "--games", "4", "--json", str(tmp_path / "b.json"))
     straight = run_cli("eval", *args[:-2], "--games", "4", "--json", str(tmp_path / "c.json"))
     assert more.returncode == straight.returncode == 0, more.stderr + straight.stderr
