@@ -234,8 +234,8 @@ def evaluate_table(
     ``deals`` that the journal holds (a run not finished)."""
     if deals < 1:
         raise ValueError(f"--games must be at least 1, got {deals}")
-    if so_far and journal is None:
-        raise ValueError("--so-far reports what a --journal holds: give the journal")
+    if so_far and (journal is None or not journal.exists()):
+        raise ValueError(f"--so-far reports what a --journal holds: no journal {journal}")
     team = tuple(team)
     n = len(team)
     run = {"game": game, "team": list(team), "config": config.to_dict(), "seed": seed}

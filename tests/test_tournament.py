@@ -98,10 +98,16 @@ def test_so_far_reports_the_deals_a_journal_holds_and_plays_none(tmp_path):
     so_far = evaluate_table(team, config, 10, seed=4, journal=journal, so_far=True)
     assert so_far.deals == 3 and so_far.games == 6 and journal.read_text() == kept
     assert so_far.per_deal == first_three.per_deal and so_far.members == first_three.members
-    with pytest.raises(ValueError, match="give the journal"):
+    with pytest.raises(ValueError, match="no journal None"):
         evaluate_table(team, config, 3, seed=4, so_far=True)
+    typo = tmp_path / "rum.jsonl"
+    with pytest.raises(ValueError, match="no journal .*rum.jsonl"):
+        evaluate_table(team, config, 3, seed=4, journal=typo, so_far=True)
+    assert not typo.exists()  # not made by asking
+    header_only = tmp_path / "header.jsonl"
+    header_only.write_text(kept.splitlines()[0] + "\n")
     with pytest.raises(ValueError, match="holds none of the first 3 deals"):
-        evaluate_table(team, config, 3, seed=4, journal=tmp_path / "new.jsonl", so_far=True)
+        evaluate_table(team, config, 3, seed=4, journal=header_only, so_far=True)
 
 
 def test_a_journal_of_another_run_is_refused(tmp_path):
