@@ -155,11 +155,15 @@ class Journal:
     members as given (a checkpoint by its path, not its contents): retrained weights at the
     same path need a new journal."""
 
-    def __init__(self, path: Path, run: dict) -> None:
+    def __init__(self, path: Path, run: dict, read_only: bool = False) -> None:
+        """Open ``path`` for ``run`` (``read_only``: read what it holds, change nothing)."""
         self.path = path
         self.done: dict[int, list[SeatResult]] = {}
         text = path.read_text() if path.exists() else ""
-        if text and not json.dumps(run).startswith(text):  # not this run's header cut short
+        if read_only:
+            if text:
+                self._read(text.splitlines(), run)
+        elif text and not json.dumps(run).startswith(text):  # not this run's header cut short
             self._read(text.splitlines(), run)
             kept = path.with_name(path.name + ".tmp")  # rewritten whole, a cut line dropped
             kept.write_text("".join(json.dumps(x) + "\n" for x in [run, *self._rows()]))
@@ -239,7 +243,7 @@ def evaluate_table(
     team = tuple(team)
     n = len(team)
     run = {"game": game, "team": list(team), "config": config.to_dict(), "seed": seed}
-    kept = Journal(journal, run) if journal is not None else None
+    kept = Journal(journal, run, read_only=so_far) if journal is not None else None
     done = kept.done if kept else {}
     todo = [] if so_far else [i for i in range(deals) if i not in done]
     size = max(1, min(50, len(todo) // (workers * 8) or 1))

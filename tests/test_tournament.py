@@ -94,6 +94,7 @@ def test_so_far_reports_the_deals_a_journal_holds_and_plays_none(tmp_path):
     first_three = evaluate_table(team, config, 3, seed=4, workers=1)
     journal = tmp_path / "run.jsonl"
     evaluate_table(team, config, 3, seed=4, workers=1, journal=journal)
+    journal.write_text(journal.read_text() + '{"first": 3, "dea')  # a row cut by a stop
     kept = journal.read_text()
     so_far = evaluate_table(team, config, 10, seed=4, journal=journal, so_far=True)
     assert so_far.deals == 3 and so_far.games == 6 and journal.read_text() == kept
