@@ -1,9 +1,10 @@
 """Options every command shares: ``--game`` and the game's rules options, and seeds.
 
 A game's options come from its config dataclass (one flag per field: ``--stock-size N``,
-``--open-hands``), plus ``--level`` and the config's ``CLI_ALIASES`` (Common Cause's
-``--three-starts``), so no command restates a game's options. One rule for seeds
-everywhere: a whole number 0 or more, checked before any work starts.
+``--open-hands``; ``--players`` for ``--num-players``), plus ``--level`` and the config's
+``CLI_ALIASES`` (Common Cause's ``--three-starts``), so no command restates a game's
+options. One rule for seeds everywhere: a whole number 0 or more, checked before any work
+starts.
 """
 
 from __future__ import annotations
@@ -52,6 +53,10 @@ def selected_game(argv: list[str]) -> str:
     return DEFAULT_GAME
 
 
+SHORT_FLAGS = {"num_players": "--players"}
+"""A second, shorter flag for a config field (``--players 4``), unless a command has it."""
+
+
 def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
@@ -77,16 +82,18 @@ def add_game_arguments(p: argparse.ArgumentParser, game_name: str | None = None)
         if _flag(field.name) in own:
             continue
         added.append(field.name)
+        short = SHORT_FLAGS.get(field.name)
+        flags = [_flag(field.name)] + ([short] if short and short not in own else [])
         if field.type in ("bool", bool):
             words = f"variant: {field.name.replace('_', ' ')}"
             state = "on" if field.default else "off"
-            p.add_argument(_flag(field.name), action=argparse.BooleanOptionalAction,
+            p.add_argument(*flags, action=argparse.BooleanOptionalAction,
                            default=None, help=f"{words} (default {state})")  # fmt: skip
         else:
             word = field.type in ("str", str)
             kind = "a word" if word else "an int"
             help_text = f"rules option {field.name} ({kind}, default {field.default})"
-            p.add_argument(_flag(field.name), type=str if word else int, default=None,
+            p.add_argument(*flags, type=str if word else int, default=None,
                            help=help_text)  # fmt: skip
     p.set_defaults(game_fields=tuple(added))
     for alias, (field_name, value) in getattr(config_type, "CLI_ALIASES", {}).items():

@@ -165,3 +165,16 @@ def test_eval_journal_from_the_command_line(tmp_path):
     assert b["members"] == c["members"] and b["vs_field"] == c["vs_field"]
     refused = run_cli("eval", "--team", "baseline", "--games", "2", "--journal", str(journal))
     assert refused.returncode != 0 and "--journal is for the competitive games" in refused.stderr
+
+
+def test_players_is_a_short_flag_for_num_players(tmp_path):
+    """The issue's spelling: ``eval --game dummy_rummy --players 3``."""
+    from terminal import run_cli
+
+    out = tmp_path / "e.json"
+    done = run_cli("eval", "--game", "dummy_rummy", "--players", "3", "--hands", "1",
+                   "--team", "baseline,random,random", "--games", "1", "--workers", "1",
+                   "--json", str(out))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    data = json.loads(out.read_text())
+    assert data["config"]["num_players"] == 3 and len(data["members"]) == 3
