@@ -114,7 +114,7 @@ def test_scoring_the_next_hand_and_repeated_contracts():
     assert "discard JK" not in texts and "discard 7S" not in texts and "discard 5H" in texts
     play(state, "layoff 7S on player_0 set 1", *["layoff JK on player_0 set 2"] * 2,
          *(f"layoff 2{s} on player_0 set 1" for s in "CDHS"))  # fmt: skip
-    assert [t for t in legal_texts(state) if t.startswith("layoff")] == []  # keep one card
+    assert [t for t in legal_texts(state) if t.startswith("layoff")] == []  # reading 11
     play(state, "discard 5H")
     assert state.hand_points == [[0, 95]]  # 3 4 6 8 x2 (5 each), 10 Q K (10), 10, A (15)
     assert state.rewards() == (0.0, -95.0) and state.totals == [0, 95]
@@ -128,6 +128,44 @@ def test_points_table():
 
 
 # -------------------------------------------------------------------- readings
+def test_reading_1_a_discard_that_could_be_laid_off_is_barred_unless_every_card_could():
+    hand = "7C 7D 7H 9C 9D 9S JK JK 2C 2D 2H 2S 7S"
+    state = new_game([hand, NO_CONTRACT], "KC", "5H 7S 9H")
+    play(state, "draw stock", *(f"meld {c} in set 1" for c in ("7C", "7D", "7H")),
+         *(f"meld {c} in set 2" for c in ("9C", "9D", "9S")), "discard 5H",
+         "draw stock")  # fmt: skip
+    assert "discard 7S" in legal_texts(state)  # player_1 has laid nothing: no restriction
+    play(state, "discard 7S", "draw stock")  # player_0 holds JK JK 2C 2D 2H 2S 7S 9H
+    discards = {t for t in legal_texts(state) if t.startswith("discard")}
+    assert discards == {f"discard {c}" for c in ("7S", "9H", "2C", "2D", "2H", "2S", "JK")}
+
+
+def test_reading_3_2s_are_always_wild_and_reading_4_one_natural_card():
+    assert MELD_RULES.read_set(types("2C 2D 2H")) is None  # no set of 2s
+    assert MELD_RULES.read_set(types("JK 2C JK")) is None  # nor of wild cards only
+    assert MELD_RULES.read_set(types("JK 2C JK JK 2S 5D")).stands_for == {
+        i: -1 for i in (0, 1, 2, 3, 4)
+    }  # any number of wild cards beside one natural
+    assert MELD_RULES.read_run(types("AC 2D 3H")).stands_for == {}  # a 2 at the 2's place
+    assert MELD_RULES.read_run(types("AC 2D 2H 4S")).stands_for == {2: 3}  # or wild
+    assert MELD_RULES.read_run(types("JK 2D 2H 4S")).stands_for == {0: 1, 2: 3}
+
+
+def test_reading_5_a_wild_card_on_the_table_stays_for_good():
+    hand = "5C JK 7H 2S KC KD 2D 3C 9D JD QH 10S 4D"
+    state = new_game([hand, NO_CONTRACT], "AC", "AH 5S 6D", first_contract=2)
+    play(state, "draw stock", "meld 5C in run 1", "meld JK in run 1 as 6", "meld 7H in run 1",
+         "meld 2S in run 1 as 8", "meld KC in set 1", "meld KD in set 1", "meld 2D in set 1",
+         "discard AH", "draw stock", "discard 5S", "draw stock")  # fmt: skip
+    run = next(m for m in state.melds if not m.is_set)
+    joker = run.slots[6]
+    texts = legal_texts(state)  # player_0 holds the natural 6D the joker stands for
+    assert not [t for t in texts if t.startswith("layoff 6D")]
+    assert {"layoff 4D on player_0 run 1", "layoff 9D on player_0 run 1"} <= set(texts)
+    play(state, "layoff 9D on player_0 run 1", "layoff 4D on player_0 run 1")
+    assert run.slots[6] == joker and sorted(run.slots) == [4, 5, 6, 7, 8, 9]
+
+
 def test_reading_6_no_step_into_a_dead_end():
     state = new_game(["7C 7D 9C 9D JK 3C 4D 5H 6S 8C 10D QH KS", NO_CONTRACT], "AC", "9H")
     play(state, "draw stock")
@@ -143,6 +181,18 @@ def test_reading_6_no_step_into_a_dead_end():
 def test_reading_7_the_pile_turns_into_the_stock():
     state = new_game([NO_CONTRACT, "3D 4C 6C 8C 10S QC KC AD 3S 4H 6D 8D 10D"], "5C")
     check_pile_turns_into_the_stock(state, play, DISCARD_BASE)
+
+
+def test_reading_7_with_no_card_to_turn_over_the_hand_ends_with_nobody_out():
+    """Built directly (random play never gets there: 0 of 900 one-hand games with cut-ins
+    at 2-4 seats): player_1 holds the whole stock, and the pile is its top card alone."""
+    state = new_game([NO_CONTRACT, "3D 4C 6C 8C 10S QC KC AD 3S 4H 6D 8D 10D"], "5C", hands=1)
+    state.hands[1].extend(state.stock)
+    state.stock.clear()
+    held = [sum(points(t) for t in state.hand_types(s)) for s in (0, 1)]
+    play(state, "draw stock")
+    assert state.is_terminal and state.hand_points == [held]  # everyone scores their hand
+    assert state.returns() == (-held[0], -held[1]) and state.winners() == [0]
 
 
 def test_reading_8_the_twelfth_contract_ends_the_game():
