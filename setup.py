@@ -1,15 +1,18 @@
 """Packaging: the design card's top-level folders install inside the ``commoncause`` package.
 
 ``envs/``, ``agents/`` and ``train/`` become ``commoncause.envs`` and so on, so a wheel puts
-only ``commoncause`` in site-packages; the shipped partner (``checkpoints/normal/``) and the
-configs travel with it. Every other setting is in pyproject.toml.
+only ``commoncause`` in site-packages; every game's shipped policies (``Game.checkpoint``:
+Common Cause's ``checkpoints/normal/``, the rummies' per seat count) and the configs travel
+with it. Every other setting is in pyproject.toml.
 """
 
 from setuptools import find_packages, setup
 
 FOLDERS = ("envs", "agents", "train")
 SHIPPED = ["*.pt", "*.json", "*.png"]
-DATA = {"checkpoints.normal": SHIPPED, "checkpoints.dummy_rummy_2p": SHIPPED, "configs": ["*.yaml"]}
+POLICIES = ("normal", "dummy_rummy_2p", "dummy_rummy_2p_all", "dummy_rummy_4p",
+            "dummy_rummy_4p_all", "open_rummy_2p", "open_rummy_4p")  # fmt: skip
+DATA = {**{f"checkpoints.{name}": SHIPPED for name in POLICIES}, "configs": ["*.yaml"]}
 
 packages = ["commoncause", *find_packages(include=["commoncause.*"])]
 package_dir = {"commoncause": "commoncause"}

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from commoncause.envs.registry import game_names, get_game
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -47,6 +49,25 @@ def test_wheel_has_one_top_level_package_and_the_shipped_partner(wheel):
     assert "commoncause/envs/common_cause/rules.py" in names
     assert "commoncause/envs/core/melds.py" in names
     assert "commoncause/envs/common_cause/readings.md" in names
+
+
+def test_wheel_carries_every_policy_a_game_ships(wheel):
+    """Each checkpoint a game's ``checkpoint`` names, for 2-4 seats and one-hand games,
+    that the repository holds."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    configs = [{}] + [{"num_players": n, **h} for n in (2, 3, 4) for h in ({}, {"hands": 1})]
+    shipped = set()
+    for name in game_names():
+        game = get_game(name)
+        for options in configs:
+            try:
+                relative = game.checkpoint(game.make_config(**options))
+            except (TypeError, ValueError):  # not an option of this game
+                continue
+            if relative and (ROOT / relative).is_file():
+                shipped.add(relative)
+    assert {"checkpoints/dummy_rummy_4p/best.pt", "checkpoints/open_rummy_2p/best.pt"} <= shipped
+    assert {f"commoncause/{r}" for r in shipped} <= names
 
 
 def test_installed_copy_finds_its_partner_and_plays(wheel, tmp_path):
