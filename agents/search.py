@@ -92,10 +92,16 @@ class SearchOptions:
     one batch); 0: always ``rollouts`` deals. With a budget, decisions depend on speed."""
     batch: int = 8
     """Deals played out together under a time budget (one network pass per step)."""
+    horizon: int = 0
+    """Moves a rollout may play (every seat's, from the move searched) before it counts as
+    not won; 0: the game's ``max_moves``. It bounds a decision's cost in a hand that cycles
+    (every seat laid, nothing fits); a Dummy rummy hand that ends takes at most 464 moves
+    (``bench/hand_lengths.py``). Named in ``text`` only when set, so that journals written
+    before it existed still name their runs."""
 
     TYPES: ClassVar[dict[str, type]] = {
         "rollouts": int, "blueprint": str, "rollout": str, "others": str, "belief": str,
-        "threshold": float, "moves": int, "seconds": float, "batch": int,
+        "threshold": float, "moves": int, "seconds": float, "batch": int, "horizon": int,
     }  # fmt: skip
 
     def __post_init__(self) -> None:
@@ -113,6 +119,8 @@ class SearchOptions:
             raise ValueError("search option belief=others needs an others member (others=baseline)")
         if self.batch < 1:
             raise ValueError(f"search option batch must be 1 or more, got {self.batch}")
+        if self.horizon < 0:
+            raise ValueError(f"search option horizon must be 0 or more, got {self.horizon}")
         for name in ("blueprint", "rollout", "others"):
             value = getattr(self, name)
             if value.partition(":")[0] in ("search", "random") or value == "":
@@ -133,8 +141,9 @@ class SearchOptions:
         return cls(**kwargs)
 
     def text(self) -> str:
-        """The options in ``parse``'s form."""
-        return ";".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
+        """The options in ``parse``'s form (``horizon`` only when set)."""
+        named = [f.name for f in fields(self) if f.name != "horizon" or self.horizon]
+        return ";".join(f"{name}={getattr(self, name)}" for name in named)
 
 
 # --------------------------------------------------------------------- rollouts
@@ -144,10 +153,13 @@ class BaselineRollouts:
     """Plays games to the end with one hand-coded agent in every seat (or ``others`` in
     every seat but the searching one)."""
 
-    def __init__(self, agent: Agent, game: Game, others: Agent | None = None) -> None:
+    def __init__(
+        self, agent: Agent, game: Game, others: Agent | None = None, horizon: int = 0
+    ) -> None:
         self.agent = agent
         self.game = game
         self.others = others or agent
+        self.limit = min(horizon or game.max_moves, game.max_moves)
 
     def finish(self, states: list[State], seat: int) -> list[float]:
         """1.0 per game ``seat`` won, else 0.0 (``seat_won``; the states are played on)."""
@@ -158,7 +170,7 @@ class BaselineRollouts:
             acts = [self.agent.act if s == seat else self.others.act for s in seats]
             views = [game.seat_view(state, s) for s in seats]
             moves = 0
-            while not state.is_terminal and moves < game.max_moves:
+            while not state.is_terminal and moves < self.limit:
                 p = state.current
                 state.apply(acts[p](views[p]))
                 moves += 1
@@ -171,10 +183,13 @@ class PolicyRollouts:
     ``others`` in every seat but the searching one), one network pass per step for all the
     games still running."""
 
-    def __init__(self, agent: Any, game: Game, others: Agent | None = None) -> None:
+    def __init__(
+        self, agent: Any, game: Game, others: Agent | None = None, horizon: int = 0
+    ) -> None:
         self.policy = agent.policy
         self.game = game
         self.others = others
+        self.horizon = horizon
 
     def finish(self, states: list[State], seat: int) -> list[float]:
         """1.0 per game ``seat`` won, else 0.0 (``seat_won``; the states are played on)."""
@@ -193,11 +208,17 @@ class PolicyRollouts:
         running = list(range(len(states)))
         moves = 0
         others_moves = [0] * len(states)  # (a bound on the others' play between passes)
+        played = [0] * len(states)  # every seat's moves, for the horizon
+        horizon = self.horizon or float("inf")
         while running and moves < game.max_moves:
             waiting: list[tuple[int, list[int]]] = []
             for i in running:
                 state = states[i]
-                while not state.is_terminal and others_moves[i] < game.max_moves:
+                while (
+                    not state.is_terminal
+                    and others_moves[i] < game.max_moves
+                    and played[i] < horizon
+                ):
                     legal = state.legal_actions()
                     if len(legal) == 1:
                         state.apply(legal[0])
@@ -207,6 +228,7 @@ class PolicyRollouts:
                     else:
                         waiting.append((i, legal))
                         break
+                    played[i] += 1
             if not waiting:
                 break
             obs = np.stack([observers[i][states[i].current].encode(states[i]) for i, _ in waiting])
@@ -222,6 +244,7 @@ class PolicyRollouts:
             at = 0
             for i, legal in waiting:
                 states[i].apply(legal[int(np.argmax(logits[at : at + len(legal)]))])
+                played[i] += 1
                 at += len(legal)
             running = [i for i, _ in waiting]
             moves += 1
@@ -239,8 +262,8 @@ def rollout_player(
         blueprint = make_agent(options.rollout, game.name)
     others = None if options.others == "rollout" else make_agent(options.others, game.name)
     if hasattr(blueprint, "policy"):
-        return PolicyRollouts(blueprint, game, others)
-    return BaselineRollouts(blueprint, game, others)
+        return PolicyRollouts(blueprint, game, others, options.horizon)
+    return BaselineRollouts(blueprint, game, others, options.horizon)
 
 
 # ----------------------------------------------------------------------- search

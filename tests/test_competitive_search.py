@@ -252,3 +252,27 @@ def test_others_option_names_a_member_and_takes_the_configs_trained_policy():
     team = parse_team("search:others=trained,baseline", 2, "dummy_rummy", CONFIGS[0][1])
     others = SearchOptions.parse(team[0].partition(":")[2]).others
     assert others == trained_spec("dummy_rummy", CONFIGS[0][1]) != "trained"
+
+
+@pytest.mark.parametrize("mine", ["baseline", "checkpoints/dummy_rummy_2p/best.pt"])
+def test_horizon_cuts_a_rollout_and_counts_it_not_won(mine):
+    """``horizon``: a rollout plays at most that many moves (every seat's) and one cut
+    short is not won; a horizon the games fit in changes nothing."""
+    game = get_game("dummy_rummy")
+    me = make_agent(mine, "dummy_rummy")
+    starts = [game.new_game(CONFIGS[0][1], seed) for seed in (5, 6, 7)]
+
+    def finish(horizon: int) -> tuple[list[float], list[int]]:
+        played = [s.clone() for s in starts]
+        options = SearchOptions(others="baseline", horizon=horizon)
+        return rollout_player(me, options, game).finish(played, 1), [len(s.history) for s in played]
+
+    won, lengths = finish(0)
+    assert all(length < game.max_moves for length in lengths)  # every game ended
+    assert finish(min(lengths) - 1) == ([0.0] * 3, [min(lengths) - 1] * 3)
+    assert finish(max(lengths)) == (won, lengths)
+    assert "horizon" not in SearchOptions().text()  # the labels of older journals
+    options = SearchOptions(horizon=500)
+    assert "horizon=500" in options.text() and SearchOptions.parse(options.text()) == options
+    with pytest.raises(ValueError, match="horizon must be 0 or more"):
+        SearchOptions(horizon=-1)
