@@ -13,9 +13,11 @@ from competitive import (
 )
 from dummy_helpers import deal, legal_texts, new_game, play
 
+from commoncause.agents.evaluate import make_agent
 from commoncause.envs.core.cards import parse_card
 from commoncause.envs.dummy_rummy import env
 from commoncause.envs.dummy_rummy.actions import DISCARD_BASE, N_ACTIONS, decode, points
+from commoncause.envs.dummy_rummy.game import GAME
 from commoncause.envs.dummy_rummy.notation import move_text, parse_move
 from commoncause.envs.dummy_rummy.rules import MELD_RULES, PLACE_PHASE
 
@@ -234,6 +236,39 @@ def test_reading_10_cut_ins():
     assert len(state.hands[2]) == 17 and state.cutins_used == [0, 0, 1]
     assert state.current == 0 and state.phase == PLACE_PHASE and len(state.hands[0]) == 14
     assert state.hand_types(0)[-1] == parse_card("5S")  # then player_0 drew the next card
+
+
+# -------------------------------------------------------------------- the baseline
+def baseline_move(options: str, state) -> str:
+    agent = make_agent(f"baseline:{options}" if options else "baseline", "dummy_rummy")
+    return move_text(state, agent.act(GAME.seat_view(state, state.current)))
+
+
+def test_baseline_lay_option():
+    """``lay=after_another`` waits while nobody else has laid, then lays; a contract begun
+    is finished."""
+    both = ["7C 7D 7H 9C 9D 9S 3C 4D 5H 6S 8C JD QH", "8D 8H 8S JC JH JS 3D 4C 6C 10C QC KC AD"]
+    state = new_game(both, "KD", "5D 5S 6D")
+    play(state, "draw stock")
+    assert baseline_move("", state) == "meld 7C in set 1"
+    assert baseline_move("lay=after_another", state).startswith("discard")
+    play(state, "discard 5D", "draw stock", *(f"meld {c} in set 1" for c in ("8D", "8H", "8S")))
+    assert baseline_move("lay=after_another", state) == "meld JC in set 2"  # begun: finished
+    play(state, *(f"meld {c} in set 2" for c in ("JC", "JH", "JS")), "discard 3D", "draw stock")
+    assert baseline_move("lay=after_another", state) == "meld 7C in set 1"  # player_1 has laid
+
+
+def test_baseline_layoff_option():
+    """``layoff=none`` discards where the default lays off, and its play says nothing of
+    its hand (``cannot_hold``)."""
+    state = going_out()
+    play(state, "discard 5C", "draw stock", "discard 5S", "draw stock")
+    assert baseline_move("", state) == "layoff 7S on player_0 set 1"
+    assert baseline_move("layoff=none", state) == "discard 5H"
+    play(state, "discard 5H", "draw stock")
+    view = GAME.seat_view(state, 1)
+    assert make_agent("baseline", "dummy_rummy").cannot_hold(view, 0)
+    assert not make_agent("baseline:layoff=none", "dummy_rummy").cannot_hold(view, 0)
 
 
 # -------------------------------------------------------------------- notation, errors

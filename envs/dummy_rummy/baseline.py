@@ -5,6 +5,12 @@ Each choice is an option (``baseline:<option>=<value>[;...]``):
 
 - ``take_discard``: ``useful`` (default: take the top discard when it pairs with a held rank
   for a set, sits near held ranks for a run, or is wild) or ``never``.
+- ``lay``: ``at_once`` (default: lay the contract as soon as it can be laid) or
+  ``after_another`` (wait until another player has laid theirs, not to be the first whose
+  melds take lay-offs).
+- ``layoff``: ``all`` (default: lay off every card that fits, before discarding) or ``none``
+  (never lay off; only a discard can then empty the hand, and reading 1 bars discarding a
+  card that fits while any other is held).
 - ``wild_layoffs``: ``yes`` (default: lay wild cards off like any other card once the
   contract is down; they cost 50 points if caught) or ``no`` (keep them).
 - ``discard``: ``useless`` (default: the card that helps the contract least, costliest first)
@@ -40,12 +46,16 @@ from .seat import SeatView
 @dataclass(frozen=True)
 class BaselineOptions(AgentOptions):
     take_discard: str = "useful"
+    lay: str = "at_once"
+    layoff: str = "all"
     wild_layoffs: str = "yes"
     discard: str = "useless"
     cut_in: str = "useful"
 
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {
         "take_discard": ("useful", "never"),
+        "lay": ("at_once", "after_another"),
+        "layoff": ("all", "none"),
         "wild_layoffs": ("yes", "no"),
         "discard": ("useless", "costly"),
         "cut_in": ("useful", "never"),
@@ -105,18 +115,19 @@ class BaselineAgent:
             ):
                 return DRAW_DISCARD
             return DRAW_STOCK
+        discards = [a - DISCARD_BASE for a in legal if DISCARD_BASE <= a < CUTIN_TAKE]
         melds = [a for a in legal if SET_MELD_BASE <= a < LAYOFF_BASE]
-        if melds:
+        others_laid = any(view.laid(s) for s in range(view.num_seats) if s != me)
+        if melds and (opts.lay == "at_once" or others_laid or not discards):
             natural = [a for a in melds if not IS_WILD[decode(a).card]]
             return min(natural or melds)
         layoffs = [a for a in legal if a >= LAYOFF_BASE]
-        if layoffs:
+        if layoffs and (opts.layoff == "all" or not discards):
             natural = [a for a in layoffs if not IS_WILD[decode(a).card]]
             if natural:
                 return min(natural)
-            if opts.wild_layoffs == "yes":
+            if opts.wild_layoffs == "yes" or not discards:
                 return min(layoffs)
-        discards = [a - DISCARD_BASE for a in legal if DISCARD_BASE <= a < CUTIN_TAKE]
         contract = view.contract_index(me)
         laid = view.laid(me)
 
@@ -132,9 +143,9 @@ class BaselineAgent:
         for search): once its contract is down it lays off every natural card that fits
         (and every wild card, with ``wild_layoffs=yes``) before it discards, and draws
         nothing but its next turn's card, so what it holds fitted nothing on the table at
-        its last discard. Empty before that discard."""
+        its last discard. Empty before that discard, and with ``layoff=none``."""
         move = view.laid_off_all(seat)
-        if move < 0:
+        if move < 0 or self.options.layoff == "none":
             return set()
         wilds = self.options.wild_layoffs == "yes"
         fitted = view.fitted_table(move)
