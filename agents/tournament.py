@@ -148,6 +148,33 @@ class TableReport:
         return data
 
 
+def read_journal(path: Path, text: str | None = None) -> tuple[dict, dict[int, list[SeatResult]]]:
+    """The run a ``Journal`` names and the deals it holds, by deal number (``text``: the
+    file's, if read already); a row cut short by a stop is skipped."""
+    lines = (path.read_text() if text is None else text).splitlines()
+    try:
+        header = json.loads(lines[0]) if lines else None
+    except json.JSONDecodeError:
+        header = None
+    if not isinstance(header, dict):
+        raise ValueError(f"journal {path} is not an evaluation journal")
+    done: dict[int, list[SeatResult]] = {}
+    for number, line in enumerate(lines[1:], 2):
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:  # a chunk cut short by the stop: played again
+            continue
+        try:
+            for i, deal in enumerate(row["deals"], row["first"]):
+                done[i] = [SeatResult(**r) for r in deal]
+        except (KeyError, TypeError) as error:
+            raise ValueError(
+                f"journal {path} line {number} is not a row of deals ({error!r}): "
+                "mend or remove that line"
+            ) from None
+    return header, done
+
+
 class Journal:
     """The deals of a table evaluation played so far, one JSON line per finished chunk
     after a first line naming the run (game, team, config, seed): a run stopped part way
@@ -162,9 +189,9 @@ class Journal:
         text = path.read_text() if path.exists() else ""
         if read_only:
             if text:
-                self._read(text.splitlines(), run)
+                self._read(text, run)
         elif text and not json.dumps(run).startswith(text):  # not this run's header cut short
-            self._read(text.splitlines(), run)
+            self._read(text, run)
             kept = path.with_name(path.name + ".tmp")  # rewritten whole, a cut line dropped
             kept.write_text("".join(json.dumps(x) + "\n" for x in [run, *self._rows()]))
             os.replace(kept, path)  # at once: a stop here loses nothing
@@ -172,29 +199,13 @@ class Journal:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(run) + "\n")
 
-    def _read(self, lines: list[str], run: dict) -> None:
-        try:
-            header = json.loads(lines[0])
-        except json.JSONDecodeError:
-            raise ValueError(f"journal {self.path} is not an evaluation journal") from None
+    def _read(self, text: str, run: dict) -> None:
+        header, self.done = read_journal(self.path, text)
         if header != run:
             raise ValueError(
                 f"journal {self.path} is of another run ({header}), not of this one ({run}): "
                 "give another file"
             )
-        for number, line in enumerate(lines[1:], 2):
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:  # a chunk cut short by the stop: played again
-                continue
-            try:
-                for i, deal in enumerate(row["deals"], row["first"]):
-                    self.done[i] = [SeatResult(**r) for r in deal]
-            except (KeyError, TypeError) as error:
-                raise ValueError(
-                    f"journal {self.path} line {number} is not a row of deals ({error!r}): "
-                    "mend or remove that line"
-                ) from None
 
     def _rows(self) -> list[dict]:
         return [{"first": i, "deals": [[asdict(r) for r in d]]} for i, d in self.done.items()]
