@@ -93,11 +93,13 @@ class SearchOptions:
     batch: int = 8
     """Deals played out together under a time budget (one network pass per step)."""
     horizon: int = 0
-    """Moves a rollout may play (every seat's, from the move searched) before it counts as
-    not won; 0: the game's ``max_moves``. It bounds a decision's cost in a hand that cycles
-    (every seat laid, nothing fits); a Dummy rummy hand that ends takes at most 464 moves
-    (``bench/hand_lengths.py``). Named in ``text`` only when set, so that journals written
-    before it existed still name their runs."""
+    """Moves a rollout may play (every seat's, from the move searched to the end of the
+    game) before it counts as not won; 0: no horizon (only the rollouts' own caps, of
+    ``max_moves`` each). It bounds a decision's cost where a hand cycles (every seat laid,
+    nothing fits), so it suits one-hand games: a rollout of a whole game is longer. The
+    longest Dummy rummy hand that ended in ``bench/hand_lengths.py``'s sample took 464
+    moves. Named in ``text`` only when set, so that journals written before it existed
+    still name their runs."""
 
     TYPES: ClassVar[dict[str, type]] = {
         "rollouts": int, "blueprint": str, "rollout": str, "others": str, "belief": str,

@@ -271,6 +271,9 @@ def test_horizon_cuts_a_rollout_and_counts_it_not_won(mine):
     assert all(length < game.max_moves for length in lengths)  # every game ended
     assert finish(min(lengths) - 1) == ([0.0] * 3, [min(lengths) - 1] * 3)
     assert finish(max(lengths)) == (won, lengths)
+    middle = sorted(lengths)[1]  # the shortest game ends, the longest is cut
+    cut = [w if n <= middle else 0.0 for w, n in zip(won, lengths, strict=True)]
+    assert finish(middle) == (cut, [min(n, middle) for n in lengths])
     assert "horizon" not in SearchOptions().text()  # the labels of older journals
     options = SearchOptions(horizon=500)
     assert "horizon=500" in options.text() and SearchOptions.parse(options.text()) == options

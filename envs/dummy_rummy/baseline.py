@@ -9,8 +9,8 @@ Each choice is an option (``baseline:<option>=<value>[;...]``):
   ``after_another`` (wait until another player has laid theirs, not to be the first whose
   melds take lay-offs).
 - ``layoff``: ``all`` (default: lay off every card that fits, before discarding) or ``none``
-  (never lay off; only a discard can then empty the hand, and reading 1 bars discarding a
-  card that fits while any other is held).
+  (lay off only when no discard is legal; reading 1 bars discarding a card that fits
+  while a card that fits nothing is held).
 - ``wild_layoffs``: ``yes`` (default: lay wild cards off like any other card once the
   contract is down; they cost 50 points if caught) or ``no`` (keep them).
 - ``discard``: ``useless`` (default: the card that helps the contract least, costliest first)
