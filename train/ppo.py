@@ -64,7 +64,11 @@ evaluations, checkpoints) is called after every vectorised step and every rollou
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import multiprocessing as mp
+import os
+import signal
+import sys
 import time
 import traceback
 from functools import partial
@@ -475,7 +479,9 @@ class TorchPPO:
         for index in range(1, len(self.slices)):
             ours, theirs = context.Pipe()
             process = context.Process(
-                target=_rollout_worker, args=(self, index, seed, theirs), daemon=True
+                target=_rollout_worker,
+                args=(self, index, seed, theirs, ours, os.getpid()),
+                daemon=True,
             )
             process.start()
             theirs.close()
@@ -677,9 +683,31 @@ class TorchPPO:
         return stats
 
 
-def _rollout_worker(model: TorchPPO, index: int, seed: int, connection) -> None:
+PR_SET_PDEATHSIG = 1
+"""Linux ``prctl`` option: the signal a process gets when its parent dies."""
+
+
+def _die_with_parent(parent: int) -> None:
+    """Have the kernel kill this process when its parent dies, however it died (``kill
+    -9``, the OOM killer: no chance to say goodbye), on Linux; exit now if it is gone."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # (it died before the line above)
+        os._exit(0)
+
+
+def _rollout_worker(
+    model: TorchPPO, index: int, seed: int, connection, parent_end, parent: int
+) -> None:
     """A forked rollout process: on each "collect", the rollout of its slice of the envs;
-    answers ``(events, env_seconds)`` or ``("error", traceback)``."""
+    answers ``(events, env_seconds)`` or ``("error", traceback)``. It closes its copies of
+    the learner's ends of the pipes (its own and earlier workers'), so that the learner's
+    end going away reads as EOF here, and dies with the learner (``_die_with_parent``)."""
+    _die_with_parent(parent)
+    parent_end.close()
+    for _, other in model.workers:
+        other.close()
+    model.workers = []
     torch.set_num_threads(1)
     model.generator.manual_seed(seed + 7919 * index)  # its own moves, not the learner's
     lo, hi = model.slices[index]
