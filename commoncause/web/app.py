@@ -41,7 +41,7 @@ from commoncause import ROOT, records
 from commoncause.agents.search import can_search
 from commoncause.agents.trained import trained_spec
 from commoncause.envs.registry import DEFAULT_GAME, game_names, get_game
-from commoncause.session import HUMAN, BadInput, PlaySession
+from commoncause.session import HUMAN, BadInput, PlaySession, default_partner
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 64 * 1024
@@ -137,6 +137,14 @@ def partner_choices(game_name: str) -> list[dict[str, str]]:
     out.append({"value": "random", "label": "random legal moves"})
     out.append({"value": "person", "label": "a person (you get a link to send)"})
     return out
+
+
+def default_other(game_name: str, config) -> tuple[str, str | None]:
+    """The default for the other seats, as the terminal's (``default_partner``):
+    ``trained`` where a policy is shipped for this config, else ``baseline`` and a note
+    saying so."""
+    _, note = default_partner(game_name, config)
+    return ("baseline" if note else "trained"), note
 
 
 def agent_spec(value: str, game_name: str) -> str:
@@ -524,8 +532,10 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
         if body.partner is not None and body.opponents is not None:
             raise ApiError(400, "give partner or opponents, not both")
         given = body.partner if body.partner is not None else body.opponents
+        note = None
         if given is None:
-            others = [_trained_or_baseline(game.name, config)] * (n - 1)
+            default, note = default_other(game.name, config)
+            others = [default] * (n - 1)
         elif isinstance(given, str):
             others = [given] * (n - 1)
         else:
@@ -575,6 +585,8 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
         with web.lock:
             advance(web)
         out: dict[str, Any] = {"id": game_id, "seat": body.seat, "token": tokens[body.seat]}
+        if note:
+            out["note"] = note
         others_tokens = [{"seat": p, "token": t} for p, t in tokens.items() if p != body.seat]
         if others_tokens:
             out["others"] = others_tokens
@@ -679,15 +691,6 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
             raise ApiError(400, f"bad record: {e}"[:400]) from None
 
     return BodyLimit(app)  # type: ignore[return-value]
-
-
-def _trained_or_baseline(game_name: str, config) -> str:
-    """The default for the other seats: the shipped policy for this config, else the
-    baseline."""
-    try:
-        return trained_spec(game_name, config)
-    except ValueError:
-        return "baseline"
 
 
 # --------------------------------------------------------------------------- CLI
