@@ -206,7 +206,6 @@ class RummyEnv(AECEnv, EzPickle):
             raise IllegalMoveError(
                 -1, game.legal_actions(), f"an action is an int id, not {action!r}"
             )
-        self._cumulative_rewards[agent] = 0.0
         action = int(action)
         seat = game.current
         if self.render_mode is not None and action in game.legal_actions():
@@ -215,6 +214,7 @@ class RummyEnv(AECEnv, EzPickle):
             game.apply(action)
         except IllegalMoveError as e:
             raise IllegalMoveError(action, e.legal, self._illegal_message(action)) from None
+        self._cumulative_rewards[agent] = 0.0  # (only now: a refused move keeps it pending)
         self.moves += 1
         earned = game.rewards()
         if self._paid or any(earned) or game.is_terminal:  # else every reward stays zero
