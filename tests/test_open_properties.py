@@ -2,7 +2,8 @@
 the legal moves, every meld on the table valid against the core's independent validator, no
 dead end while laying a meld, notation round trips, observations blind to hidden cards; the
 fast legal moves (first meld steps by bit arithmetic, what the table offers kept until a card
-is placed, per meld and per state, clones included) equal a plain reading of the state; and
+is placed, per meld and per state, clones included) equal a plain reading of the state; a
+game played to the target ends only after a round someone went out of, or is truncated; and
 PettingZoo's api, seed and render tests for 2, 4 and 8 players."""
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from competitive import (
     check_random_play,
     random_play,
 )
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from pettingzoo.test import api_test, render_test, seed_test
 
@@ -192,6 +193,50 @@ def test_pettingzoo_api_seed_and_render(players):
     api_test(env(num_players=players, rounds=1), num_cycles=150)
     seed_test(lambda: env(num_players=players, rounds=1), num_cycles=150)
     render_test(lambda render_mode=None: env(num_players=players, render_mode=render_mode))
+
+
+WHOLE_GAME_MOVES = 5000
+"""Random play to the target: long enough for the rare rounds nobody goes out of."""
+DEAD_FIRST_ROUND = OpenConfig(num_players=2, jokers=0, target=100), 6, 0.0
+"""A random game (config, seed, eagerness) whose first round ends dead at 110 / 90 points
+(move 667)."""
+
+
+@settings(SETTINGS, max_examples=50)  # a game takes milliseconds
+@given(st.integers(2, 4), st.integers(0, 4), st.integers(1, 150), SEEDS, EAGERNESS)
+@example(2, 0, 100, 6, 0.0)  # DEAD_FIRST_ROUND
+def test_a_finished_game_ends_with_a_round_someone_went_out_of(
+    players, jokers, target, seed, eager
+):
+    """Reading 12: played to the target, a game ends only after a round won by going out
+    (and at the target), or is cut by the move limit."""
+    config = OpenConfig(num_players=players, jokers=jokers, target=target)
+    plays = list(random_play("open_rummy", config, seed, eager, SET_STEP_BASE, WHOLE_GAME_MOVES))
+    state = plays[-1][0]
+    if state.is_terminal:
+        assert state.round_out[-1] >= 0 and max(state.totals) >= target
+    else:
+        assert len(plays) == WHOLE_GAME_MOVES + 1  # truncated
+
+
+def test_truncation_still_cuts_a_game_that_goes_on_after_a_dead_round():
+    """The dead first round replayed through the env (its deck as codes), then the first
+    legal move each step: the game goes on, and ``max_moves`` still ends the episode."""
+    config, seed, eager = DEAD_FIRST_ROUND
+    deck = list(range(config.deck.size))
+    random.Random(seed).shuffle(deck)
+    e = env(num_players=2, jokers=0, target=100, max_moves=800)
+    e.reset(options={"deck": config.deck.codes(deck)})
+    game = e.unwrapped.game
+    for _, action in random_play("open_rummy", config, seed, eager, SET_STEP_BASE, 700):
+        e.step(action)
+        if game.round_no:
+            break
+    assert game.round_out == [-1] and max(game.totals) >= 100 and not game.is_terminal
+    assert e.unwrapped.moves == 667
+    while not any(e.truncations.values()) and not game.is_terminal:
+        e.step(game.legal_actions()[0])  # draw stock, then discard: nobody goes out
+    assert e.unwrapped.moves == 800 and all(e.truncations.values()) and not game.is_terminal
 
 
 def test_truncation_is_a_safety_net():

@@ -233,6 +233,40 @@ def test_reading_12_ties_at_the_top_all_win():
     assert state.winners() == [0, 1]
 
 
+def round_nobody_goes_out(ending: str, **config):
+    """Player_0 lays KD KH KS (30 points), keeps 7C 8C and discards 7C; player_1 keeps 4C 5D.
+    The round then ends with nobody out (reading 13): a ``"dead round"`` (the other cards go
+    under the stock, the set of kings is closed), or ``"no card left"`` (every other card is
+    in player_1's hand and player_1 must draw). Positions reached only by long play, set up
+    here with every card kept."""
+    state = new_game([GOES_OUT, NO_MELD], "5H", "6C", card_swap=False, **config)
+    play(state, "draw stock", "meld set KD", "meld set KH", "meld set KS")
+    rest = state.hands[0][2:] + state.hands[1][2:]
+    state.hands = [h[:2] for h in state.hands]
+    if ending == "dead round":
+        state.stock[:0] = rest
+        state.melds[0].closed = True
+    else:
+        state.hands[1] += rest + state.stock + state.discard
+        state.stock, state.discard, state.discard_entry = [], [], []
+    state._legal = None
+    play(state, "discard 7C")
+    if ending == "no card left":
+        play(state, "draw stock")
+    return state
+
+
+@pytest.mark.parametrize("ending", ["dead round", "no card left"])
+def test_reading_12_no_win_after_a_round_nobody_went_out_of(ending):
+    state = round_nobody_goes_out(ending, target=20)
+    assert state.round_out == [-1] and state.round_scores[0][0] == 30 - 5  # 8C left
+    assert state.totals[0] == 25 >= state.config.target
+    assert state.result is None and state.legal_actions()  # the game goes on
+    assert state.round_no == 1 and [len(h) for h in state.hands] == [13, 13] and not state.melds
+    stopped = round_nobody_goes_out(ending, target=20, rounds=1)
+    assert stopped.is_terminal and stopped.winners() == [0]  # the rounds option still stops
+
+
 def test_rounds_option_stops_the_game():
     state = going_out(rounds=1)
     play(state, "discard 2S")

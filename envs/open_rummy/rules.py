@@ -78,10 +78,10 @@ class OpenConfig(RulesConfig):
     num_players: int = 4
     """Players, 2-8."""
     target: int = 300
-    """Points that win, checked when a round ends."""
+    """Points that win, checked when a round that a player went out of ends."""
     rounds: int = 0
     """Rounds the game lasts before it stops (0: until a player has ``target`` points after
-    a round)."""
+    a round that a player went out of)."""
     jokers: int = 4
     """Jokers added to the two decks (0-4; reading 1)."""
     card_swap: bool = True
@@ -646,7 +646,8 @@ class GameState:
 
     def _end_round(self, out: int) -> None:
         """Score the round (each hand's points lost; a joker in hand 30), then deal the next
-        round or end the game (reading 12)."""
+        round or end the game (reading 12): at the target only after a round that ``out``, a
+        player, went out of (-1: nobody did, reading 13)."""
         penalty = [sum(points(TYPE_OF[c]) for c in hand) for hand in self.hands]
         change = [self.placed[s] - penalty[s] for s in range(self.n)]
         self.round_scores.append(change)
@@ -660,7 +661,8 @@ class GameState:
         self._last_rewards = tuple(float(r) for r in rewards)
         self.round_no += 1
         limit = self.config.rounds
-        if max(self.totals) >= self.config.target or (limit and self.round_no >= limit):
+        won = out >= 0 and max(self.totals) >= self.config.target
+        if won or (limit and self.round_no >= limit):
             self.result = "over"
             if self.config.reward == "win":
                 self._last_rewards = self.returns()
