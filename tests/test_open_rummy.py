@@ -15,6 +15,7 @@ from open_helpers import deal, legal_texts, new_game, play
 
 from commoncause.envs.core.cards import parse_card
 from commoncause.envs.open_rummy import env
+from commoncause.envs.open_rummy import open_rummy as spec
 from commoncause.envs.open_rummy.actions import DISCARD_BASE, N_ACTIONS, decode, points
 from commoncause.envs.open_rummy.game import GAME
 from commoncause.envs.open_rummy.meld_plans import legal_steps
@@ -379,6 +380,15 @@ def test_registered_with_pettingzoo_and_the_registry():
     assert "open_rummy" in game_names() and get_game("open_rummy") is GAME
     made = pettingzoo.make("aec", GAME.env_id) if hasattr(pettingzoo, "make") else None
     assert made is None or made.unwrapped.metadata["name"] == "open_rummy_v0"
+
+
+def test_spec_truncation_names_every_way_a_round_ends():
+    """The spec's *Truncation* paragraph names the endings ``rules.py`` implements: going
+    out, and reading 13's two endings with nobody out (pinned by the tests above)."""
+    text = " ".join(spec.__doc__.split("Truncation:")[1].split("\n\n")[0].split())
+    for ending in ("discards their last card", "no card is left to draw", "dead round",
+                   "reading 13", "max_moves"):  # fmt: skip
+        assert ending in text, ending
 
 
 def test_reading_13_a_dead_round_is_detected():

@@ -61,11 +61,15 @@ players) one at a time from player_0 round the table, the next card turned up, t
 stock drawn in list order; later rounds shuffle from the state's own RNG, seeded by that
 deck.
 
-Truncation: a round ends only when a player discards their last card (or, rarely, when no
-card is left to draw). Nothing forces that: once everyone has laid and nothing fits, a hand
-can cycle through the stock for ever. ``max_moves`` truncates the episode (the cut round is
-not scored). Measured with ``rounds=1``, 4 players: neither random play (1,000 rounds) nor
-the baseline (400 rounds) reached 5,000 moves; whole games: see ``readings.md``.
+Truncation: a round ends when a player discards their last card, or, with nobody out
+(reading 13), when no card is left to draw (the stock and the pile under its top card are
+empty) or when a discard leaves a dead round (no hand holds more than two cards and no meld
+on the table can take another card). A round nobody went out of is scored but wins nothing:
+the game goes on (reading 12). Nothing else forces a round to end: once everyone has laid
+and nothing fits, a hand can cycle through the stock for ever. ``max_moves`` truncates the
+episode, counting the moves of every round (the cut round is not scored). Measured with
+``rounds=1``, 4 players: neither random play (1,000 rounds) nor the baseline (400 rounds)
+reached 5,000 moves; whole games: see ``readings.md``.
 
 An illegal action raises ``IllegalMoveError`` naming the legal moves and changes nothing.
 
