@@ -16,6 +16,7 @@ truncation, and copies: ``copy.deepcopy`` and pickle keep a game in progress.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import gymnasium
@@ -130,19 +131,26 @@ class RummyEnv(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None or not self._seeded:
-            self.np_random, _ = gymnasium.utils.seeding.np_random(seed)
-            self._seeded = True
-        options = options or {}
+        """A new deal: ``options={"deck": [...]}`` (card codes or ints, top first) or
+        shuffled by the env's generator. Bad options are refused before anything changes."""
+        if options is None:
+            options = {}
+        elif not isinstance(options, Mapping):
+            raise ValueError(
+                f"reset options must be a dict such as {{'deck': [...]}} or None, "
+                f"got {type(options).__name__} {options!r:.60}"
+            )
         unknown = set(options) - {"deck"}
         if unknown:  # PettingZoo's api_test passes arbitrary options: warn, do not fail
             gymnasium.logger.warn(
                 f"ignoring unknown reset option(s) {sorted(unknown)}: only 'deck'"
             )
         spec = self.GAME.deck(self.config)
-        if "deck" in options:
-            deck = spec.parse(options["deck"])
-        else:
+        deck = spec.parse(options["deck"]) if "deck" in options else None
+        if seed is not None or not self._seeded:
+            self.np_random, _ = gymnasium.utils.seeding.np_random(seed)
+            self._seeded = True
+        if deck is None:
             deck = [int(c) for c in self.np_random.permutation(spec.size)]
         self.game = self.GAME.new_state(self.config, deck)
         agents = self.possible_agents

@@ -168,3 +168,22 @@ def test_reset_refuses_options_that_are_not_a_mapping(name, options):
     assert "\n" not in str(info.value)
     e.reset(seed=1, options=None)
     e.reset(seed=1, options={})
+
+
+@pytest.mark.parametrize("name", game_names())
+@pytest.mark.parametrize("options", ["deck", {"deck": [0, 1]}], ids=["not_a_dict", "short_deck"])
+def test_a_refused_reset_changes_nothing(name, options):
+    """Refused options leave the game in progress and the env's generator as they were (a
+    refused ``reset(seed=9, ...)`` does not reseed)."""
+    e, twin = make_env(name), make_env(name)
+    for x in (e, twin):
+        x.reset(seed=3)
+        for _ in range(5):
+            x.step(int(np.flatnonzero(x.observe(x.agent_selection)["action_mask"])[0]))
+    before = snapshot(e)
+    with pytest.raises(ValueError):
+        e.reset(seed=9, options=options)
+    assert snapshot(e) == before
+    e.reset()
+    twin.reset()
+    assert e.unwrapped.game.deck == twin.unwrapped.game.deck

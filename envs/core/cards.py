@@ -16,6 +16,7 @@ may also sit at position 14 (``HIGH_ACE_POSITION``, above the King) where a game
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral
 
 SUITS = "CDHS"
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -126,7 +127,7 @@ class DeckSpec:
         return f"{self.size} card codes ({cards} and {self.jokers} jokers)"
 
     def parse(self, codes) -> list[int]:
-        """Physical ids from ``size`` card codes (or card ints), top first.
+        """Physical ids from ``size`` card codes (or card ints, numpy ones included), top first.
 
         The k-th code of a card type gets that type's k-th physical id, so a deck written as
         codes is dealt the same way every time. Raises ValueError naming the problem: wrong
@@ -138,8 +139,8 @@ class DeckSpec:
         deck: list[int] = []
         used: dict[int, int] = {}
         for i, code in enumerate(codes):
-            if isinstance(code, int) and not isinstance(code, bool) and 0 <= code < self.size:
-                card = self.type_of(code)
+            if isinstance(code, Integral) and not isinstance(code, bool) and 0 <= code < self.size:
+                card = self.type_of(int(code))  # (numpy ints too: np.arange(size) is a deck)
             elif isinstance(code, str):
                 try:
                     card = parse_card(code)
