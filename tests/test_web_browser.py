@@ -167,3 +167,49 @@ def test_phone_sized_screen(server, browser):
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 380, f"the page is {width}px wide on a 375px screen"
     assert page.locator("#hand .card").count() >= 9
+
+
+# ------------------------------------------------------------------ issue 36
+
+
+def _form(browser, server: str, game: str):
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server + "/")
+    page.wait_for_selector(f"#f-game option[value={game}]", state="attached")
+    page.select_option("#f-game", game)
+    page.click("details summary")
+    return page, errors
+
+
+OFFERS_TRAINED = (
+    "Array.from(document.querySelectorAll('.f-other option')).some(o => o.value === 'trained')"
+)
+
+
+def test_partner_choices_follow_the_options(server, browser):
+    """Open Rummy for three: no policy is shipped, so 'trained' is not offered and the note
+    says the baseline plays; for two it is offered and chosen (item 4)."""
+    page, errors = _form(browser, server, "open_rummy")
+    page.fill("#f-options [name=num_players]", "3")
+    page.wait_for_function(f"!({OFFERS_TRAINED})", timeout=5000)
+    assert "no trained Open Rummy player for 3 players" in page.locator("#f-note").text_content()
+    assert page.locator("#f-note").is_visible()
+    assert {s.input_value() for s in page.locator(".f-other").all()} == {"baseline"}
+    page.fill("#f-options [name=num_players]", "2")
+    page.wait_for_function(OFFERS_TRAINED, timeout=5000)
+    assert page.locator(".f-other").input_value() == "trained"
+    assert not page.locator("#f-note").is_visible()
+    page.click("[data-testid=start]")
+    page.wait_for_url("**/play/**")
+    page.wait_for_selector("[data-testid=status]:has-text('Open Rummy')")
+    assert not page.locator("#error").is_visible() and not errors
+
+
+def test_no_empty_level_select_for_the_rummies(server, browser):
+    """The Level select shows for Common Cause only (item 7)."""
+    page, _ = _form(browser, server, "dummy_rummy")
+    assert not page.locator("#l-level").is_visible()
+    page.select_option("#f-game", "common_cause")
+    assert page.locator("#l-level").is_visible()

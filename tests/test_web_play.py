@@ -60,3 +60,44 @@ def test_default_others_are_trained_where_shipped_else_baseline(client, game, op
     else:
         assert players == ["baseline"] * len(players), players
         assert "no trained" in made["note"] and "baseline" in made["note"]
+
+
+def values(client, **body) -> tuple[list[str], dict]:
+    r = client.post("/api/partners", json=body)
+    assert r.status_code == 200, r.text
+    return [c["value"] for c in r.json()["partners"]], r.json()
+
+
+@pytest.mark.parametrize(
+    ("game", "options"), [(g, o) for g, o in DEFAULTS if g != "common_cause" or not o]
+)
+def test_partners_offered_for_the_options(client, game, options):
+    """The start form's choices follow the options (issue 36, item 4): ``trained`` only
+    where a policy is shipped for them, else the baseline first, with the note the terminal
+    prints; the first choice is what a game with no partner named gets."""
+    offered, data = values(client, game=game, options=options)
+    made = client.post("/api/games", json={"game": game, "options": options, "seed": 2}).json()
+    if shipped(game, options):
+        assert offered[0] == "trained" and data["note"] is None
+    else:
+        assert "trained" not in offered and "search" not in offered
+        assert offered[0] == "baseline" and data["note"] == made["note"]
+    assert data["default"] == offered[0]
+    assert offered[-1] == "person" and "random" in offered
+
+
+def test_partners_for_bad_options_is_a_clear_400(client):
+    r = client.post("/api/partners", json={"game": "open_rummy", "options": {"num_players": 1}})
+    assert r.status_code == 400 and "num_players" in r.json()["error"]
+    r = client.post("/api/partners", json={"game": "nope"})
+    assert r.status_code == 400 and "unknown game" in r.json()["error"]
+
+
+def test_trained_where_none_is_shipped_names_the_choices(client):
+    """Asking for ``trained`` where none is shipped: a 400 listing what may be chosen, not
+    'name a checkpoint path' (which a request may not do)."""
+    body = {"game": "open_rummy", "options": {"num_players": 3}, "partner": "trained"}
+    r = client.post("/api/games", json=body)
+    error = r.json()["error"]
+    assert r.status_code == 400 and "checkpoint path" not in error
+    assert "no trained" in error and "baseline" in error and "random" in error

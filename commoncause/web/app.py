@@ -69,13 +69,18 @@ class ApiError(Exception):
 # ------------------------------------------------------------------------ requests
 
 
-class NewGame(BaseModel):
-    """``POST /api/games``."""
+class GameOptions(BaseModel):
+    """``POST /api/partners``: a game and its options."""
 
     model_config = ConfigDict(extra="forbid")
     game: str = DEFAULT_GAME
     level: str | None = Field(default=None, max_length=40)
     options: dict[str, bool | int | str] = Field(default_factory=dict)
+
+
+class NewGame(GameOptions):
+    """``POST /api/games``."""
+
     seat: int = 0
     partner: str | list[str] | None = None
     opponents: str | list[str] | None = None
@@ -123,11 +128,14 @@ def offers_search(game) -> bool:
     return game.team and can_search(game)
 
 
-def partner_choices(game_name: str) -> list[dict[str, str]]:
-    """Who may play the other seats of a game: value and a short description."""
+def partner_choices(game_name: str, config: Any = None) -> list[dict[str, str]]:
+    """Who may play the other seats of a game with ``config`` (default: its default one):
+    value and a short description, the default first (``trained`` only where a policy is
+    shipped for the config)."""
     game = get_game(game_name)
+    config = game.make_config() if config is None else config
     out = [{"value": "baseline", "label": f"the {game.title} baseline"}]
-    if any(checkpoint_game(path) == game_name for path in checkpoint_choices().values()):
+    if default_other(game_name, config)[0] == "trained":
         out.insert(0, {"value": "trained", "label": "the trained policy (shipped)"})
         if offers_search(game):
             out.insert(1, {"value": "search", "label": "the trained policy with search (slower)"})
@@ -147,9 +155,10 @@ def default_other(game_name: str, config) -> tuple[str, str | None]:
     return ("baseline" if note else "trained"), note
 
 
-def agent_spec(value: str, game_name: str) -> str:
+def agent_spec(value: str, game_name: str, config: Any = None) -> str:
     """The agent spec for ``make_player`` from a request's partner value (never a path the
-    request wrote: checkpoints come from ``checkpoint_choices``)."""
+    request wrote: checkpoints come from ``checkpoint_choices``); a 400 listing the choices
+    for ``config`` otherwise."""
     if value in ("trained", "random") or BASELINE_SPEC.match(value):
         return value
     if value == "search" and offers_search(get_game(game_name)):  # its default options only
@@ -157,8 +166,25 @@ def agent_spec(value: str, game_name: str) -> str:
     shipped = checkpoint_choices()
     if value in shipped:
         return str(shipped[value])
-    names = ", ".join(c["value"] for c in partner_choices(game_name))
-    raise ApiError(400, f"unknown partner {value!r}: choose {names}")
+    raise ApiError(400, f"unknown partner {value!r}: choose {choice_names(game_name, config)}")
+
+
+def choice_names(game_name: str, config: Any = None) -> str:
+    return ", ".join(c["value"] for c in partner_choices(game_name, config))
+
+
+def game_config(body: GameOptions) -> tuple[Any, Any]:
+    """The game record and config a request names (a 400 saying what is wrong)."""
+    if body.game not in game_names():
+        raise ApiError(400, f"unknown game {body.game!r}: choose {', '.join(game_names())}")
+    game = get_game(body.game)
+    options = dict(body.options)
+    if body.level is not None:
+        options["level"] = body.level
+    try:
+        return game, game.make_config(**options)
+    except (ValueError, TypeError) as e:
+        raise ApiError(400, f"bad options for {game.title}: {e}") from None
 
 
 # -------------------------------------------------------------------------- games
@@ -300,27 +326,42 @@ def view(game: WebGame, seat: int) -> dict:
     return data
 
 
+RECORD_KEYS = (
+    "format", "game", "created", "updated", "level", "config", "seats", "partner", "web_id",
+    "finished", "result", "outcome", "turns", "returns", "loss_reason", "stock_left", "pickups",
+)  # fmt: skip
+"""The keys of a record a seat may see while the game runs: an allow-list, so a key that
+records gain later stays private until it is named here (never the seed or the deck, which
+the whole deal follows from)."""
+OWN_MOVE_KEYS = ("n", "player", "move", "action", "seconds", "turn", "probabilities", "hint",
+                 "forced")  # fmt: skip
+"""The keys of a seat's own moves in its record so far."""
+OTHER_MOVE_KEYS = ("n", "player", "turn", "seconds")
+"""The keys of the other seats' moves in it (the move as the seat saw it added)."""
+
+
 def seat_record(record: dict, session: PlaySession, seat: int) -> dict:
-    """The record of an unfinished game as ``seat`` may see it: no deck, the moves as that
-    seat saw them, other seats' move probabilities and hints left out."""
-    out = {k: v for k, v in record.items() if k not in ("deck", "moves")}
+    """The record of an unfinished game as ``seat`` may see it: the ``RECORD_KEYS`` (no
+    seed, no deck), its own moves whole, the others' as it saw them (no action ids,
+    probabilities or hints)."""
+    out = {k: record[k] for k in RECORD_KEYS if k in record}
     out["deck"] = None
     out["view_of"] = seat
     out["moves"] = []
     for entry, move in zip(record["moves"], session.moves, strict=False):
-        mine = entry["player"] == seat
-        shown = {k: entry[k] for k in ("n", "player", "turn", "seconds") if k in entry}
-        shown["move"] = move.seen_by(seat)
-        if mine:
-            shown.update({k: v for k, v in entry.items() if k not in shown})
-            shown["move"] = entry["move"]
+        if entry["player"] == seat:
+            shown = {k: entry[k] for k in OWN_MOVE_KEYS if k in entry}
+        else:
+            shown = {k: entry[k] for k in OTHER_MOVE_KEYS if k in entry}
+            shown["move"] = move.seen_by(seat)
         out["moves"].append(shown)
     return out
 
 
-def replay_frame(record: dict, move: int, seat: int | None) -> dict:
+def replay_frame(record: dict, move: int, seat: int | None, public: bool) -> dict:
     """The table after the record's first ``move`` moves, as ``seat`` saw it (None: every
-    hand), with the line of that move."""
+    hand), with the line of that move. Not ``public`` (a game still running): no seed, and
+    whether a move was forced only for the seat's own."""
     total = len(record["moves"])
     move = max(0, min(move, total))
     session = PlaySession.from_record(record, moves=move)
@@ -336,7 +377,7 @@ def replay_frame(record: dict, move: int, seat: int | None) -> dict:
             "player": session.player_name(m.seat),
             "move": m.seen_by(seat),
             "seconds": entry.get("seconds"),
-            "forced": bool(entry.get("forced")),
+            "forced": bool(entry.get("forced")) if public or seat == m.seat else None,
             "hint": entry.get("hint") if seat in (None, m.seat) else None,
         }
     screen = session.screen(seat)
@@ -346,7 +387,7 @@ def replay_frame(record: dict, move: int, seat: int | None) -> dict:
         "total": total,
         "line": line,
         "screen": screen,
-        "seed": record.get("seed"),
+        "seed": record.get("seed") if public else None,
         "summary": session.summary() if session.is_over else None,
     }
 
@@ -501,6 +542,14 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
             )
         return {"games": out, "default": DEFAULT_GAME}
 
+    @app.post("/api/partners")
+    def partners(body: GameOptions) -> dict:
+        """Who may play the other seats of a game with these options, the default first,
+        and the note shown when no trained policy is shipped for them."""
+        game, config = game_config(body)
+        default, note = default_other(game.name, config)
+        return {"partners": partner_choices(game.name, config), "default": default, "note": note}
+
     @app.get("/api/games/{game_id}/rules")
     def rules(game_id: str) -> dict:
         game = store.get(game_id)
@@ -516,16 +565,7 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
     @app.post("/api/games", status_code=201)
     def new_game(body: NewGame) -> dict:
         """A new game; the caller's seat token, and one per other seat a person plays."""
-        if body.game not in game_names():
-            raise ApiError(400, f"unknown game {body.game!r}: choose {', '.join(game_names())}")
-        game = get_game(body.game)
-        options = dict(body.options)
-        if body.level is not None:
-            options["level"] = body.level
-        try:
-            config = game.make_config(**options)
-        except (ValueError, TypeError) as e:
-            raise ApiError(400, f"bad options for {game.title}: {e}") from None
+        game, config = game_config(body)
         n = game.num_seats(config)
         if not 0 <= body.seat < n:
             raise ApiError(400, f"seat must be 0-{n - 1} in {game.title}, got {body.seat}")
@@ -544,12 +584,16 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
             raise ApiError(
                 400, f"{game.title} with {n} seats needs {n - 1} other players, got {len(others)}"
             )
-        specs = [HUMAN if o in PERSON else agent_spec(o, game.name) for o in others]
+        specs = [HUMAN if o in PERSON else agent_spec(o, game.name, config) for o in others]
         if "trained" in specs:  # the shipped policy for this config (2 or 4 players, ...)
             try:
                 resolved = trained_spec(game.name, config)
-            except ValueError as e:
-                raise ApiError(400, str(e)) from None
+            except ValueError:
+                raise ApiError(
+                    400,
+                    f"no trained policy is shipped for {game.title} with {config.label()}: "
+                    f"choose {choice_names(game.name, config)}",
+                ) from None
             specs = [resolved if spec == "trained" else spec for spec in specs]
         seats = specs[: body.seat] + [HUMAN] + specs[body.seat :]
         deck = None
@@ -674,7 +718,7 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
             over = game.session.is_over
         if not over:
             seat = seat_of(game, authorization)
-        return replay_frame(record, move, seat)
+        return replay_frame(record, move, seat, public=over)
 
     @app.post("/api/replay")
     def replay_upload(record: dict, move: int = 0, seat: int | None = None) -> dict:
@@ -686,7 +730,7 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
                 if key not in record:
                     raise ValueError(f"the record has no {key!r}")
             PlaySession.from_record(record)  # checks every move
-            return replay_frame(record, move, seat)
+            return replay_frame(record, move, seat, public=True)
         except (ValueError, KeyError, TypeError, IndexError) as e:
             raise ApiError(400, f"bad record: {e}"[:400]) from None
 

@@ -8,6 +8,7 @@ const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 const CARD_RE = /^(10|[2-9AJQKT])([CDHS])(\(.*\))?$|^JK(\(.*\))?$/i;
 
 let meta = null;
+let form = { partners: null, note: null, asked: 0 };
 let game = { id: null, token: null, view: null, sort: "game", poll: null, busy: false };
 let replay = { id: null, record: null, move: 0, total: 0, seat: "" };
 
@@ -123,8 +124,43 @@ function seatCount(g) {
   return np && np.value ? Math.max(2, parseInt(np.value, 10) || g.seats) : g.seats;
 }
 
+// The start form's options as the API takes them (body.options, and level where it applies).
+function formOptions(g) {
+  const options = {};
+  for (const input of document.querySelectorAll("#f-options input")) {
+    const kind = input.dataset.kind;
+    if (kind === "bool") {
+      const f = g.options.find((o) => o.name === input.name);
+      if (input.checked !== f.default) options[input.name] = input.checked;
+    } else if (input.value !== "") {
+      options[input.name] = kind === "int" ? parseInt(input.value, 10) : input.value;
+    }
+  }
+  const body = { game: g.name, options };
+  if (g.levels.length && !("stock_size" in options)) body.level = $("f-level").value;
+  return body;
+}
+
+// Who may play the other seats with the options chosen (POST /api/partners), then the seats.
+async function refreshPartners() {
+  const g = selectedGame();
+  const asked = ++form.asked;
+  let answer;
+  try {
+    answer = await api("POST", "/api/partners", formOptions(g));
+  } catch (e) {
+    answer = { partners: form.partners || g.partners, note: e.message };
+  }
+  if (asked !== form.asked) return;  // a later change is on its way
+  form.partners = answer.partners;
+  form.note = answer.note;
+  buildSeats();
+}
+
 function buildOptions() {
   const g = selectedGame();
+  form.partners = g.partners;
+  form.note = null;
   $("l-level").hidden = !g.levels.length;
   $("f-level").replaceChildren(...g.levels.map((l) => el("option", { value: l, text: l, selected: l === "normal" })));
   const box = $("f-options");
@@ -138,13 +174,14 @@ function buildOptions() {
         el("input", { type: "checkbox", name: f.name, "data-kind": "bool", checked: f.default }), " " + f.name.replace(/_/g, " ")));
     } else if (f.type === "int") {
       box.append(el("label", {}, f.name.replace(/_/g, " ") + " ",
-        el("input", { type: "number", name: f.name, value: f.default, "data-kind": "int", onchange: buildSeats })));
+        el("input", { type: "number", name: f.name, value: f.default, "data-kind": "int" })));
     } else {
       box.append(el("label", {}, f.name.replace(/_/g, " ") + " ",
         el("input", { type: "text", name: f.name, value: f.default, "data-kind": "str" })));
     }
   }
   buildSeats();
+  refreshPartners();
 }
 
 function buildSeats() {
@@ -154,37 +191,33 @@ function buildSeats() {
   $("f-seat").replaceChildren(...Array.from({ length: n }, (_, i) =>
     el("option", { value: i, text: `player_${i}${i === 0 ? " (begins)" : ""}`, selected: i === seat })));
   const box = $("f-others");
+  // a choice the person made stays while it is offered; the others follow the default
+  const chosen = new Map(Array.from(box.querySelectorAll(".f-other[data-chosen]")).map((s) => [s.dataset.seat, s.value]));
   box.replaceChildren();
-  const choices = g.partners.filter((c) => g.team || c.value !== "person" || true);
+  const choices = form.partners || g.partners;
+  const offered = new Set(choices.map((c) => c.value));
   const others = Array.from({ length: n }, (_, i) => i).filter((i) => i !== seat);
   for (const p of others) {
     const title = g.team ? "Partner" : `player_${p}`;
-    box.append(el("label", {}, `${title} `, el("select", { class: "f-other", "data-seat": p },
-      ...choices.map((c, i) => el("option", { value: c.value, text: c.label, selected: i === 0 })))));
+    const kept = offered.has(chosen.get(String(p))) ? chosen.get(String(p)) : choices[0].value;
+    box.append(el("label", {}, `${title} `, el("select", {
+      class: "f-other", "data-seat": p, "data-chosen": chosen.has(String(p)) && kept === chosen.get(String(p)),
+      onchange: (ev) => { ev.target.dataset.chosen = ""; },
+    },
+      ...choices.map((c) => el("option", { value: c.value, text: c.label, selected: c.value === kept })))));
   }
+  $("f-note").textContent = form.note || "";
+  $("f-note").hidden = !form.note;
 }
 
 async function startGame(ev) {
   ev.preventDefault();
   showError("");
   const g = selectedGame();
-  const options = {};
-  for (const input of document.querySelectorAll("#f-options input")) {
-    const kind = input.dataset.kind;
-    if (kind === "bool") {
-      const f = g.options.find((o) => o.name === input.name);
-      if (input.checked !== f.default) options[input.name] = input.checked;
-    } else if (input.value !== "") {
-      options[input.name] = kind === "int" ? parseInt(input.value, 10) : input.value;
-    }
-  }
-  const body = {
-    game: g.name,
+  const body = Object.assign(formOptions(g), {
     seat: parseInt($("f-seat").value, 10),
     partner: Array.from(document.querySelectorAll(".f-other")).map((s) => s.value),
-    options,
-  };
-  if (g.levels.length && !("stock_size" in options)) body.level = $("f-level").value;
+  });
   if ($("f-seed").value !== "") body.seed = parseInt($("f-seed").value, 10);
   $("f-submit").disabled = true;
   try {
@@ -439,6 +472,8 @@ async function route() {
 function wire() {
   $("f-game").addEventListener("change", buildOptions);
   $("f-seat").addEventListener("change", buildSeats);
+  $("f-level").addEventListener("change", refreshPartners);
+  $("f-options").addEventListener("input", refreshPartners);
   $("start-form").addEventListener("submit", startGame);
   $("copy-link").addEventListener("click", () => {
     $("invite-link").select();
