@@ -27,6 +27,7 @@ from typing import Any
 from commoncause.envs.registry import DEFAULT_GAME, get_game
 
 from .base import Agent, RandomAgent
+from .user import is_user_spec, load_user_agent
 
 AGENT_NAMES = (
     "baseline",
@@ -35,6 +36,7 @@ AGENT_NAMES = (
     "trained",
     "search[:<option>=<value>[;...]]",
     "a checkpoint path (.pt)",
+    "FILE.py:Class (your own agent class)",
 )
 """What a team member may be, in words (``--team`` help and error messages)."""
 AGENT_CHOICES = f"{', '.join(AGENT_NAMES[:-1])} or {AGENT_NAMES[-1]}"
@@ -43,9 +45,11 @@ AGENT_CHOICES = f"{', '.join(AGENT_NAMES[:-1])} or {AGENT_NAMES[-1]}"
 def make_agent(spec: str, game: str = DEFAULT_GAME) -> Agent:
     """An agent from its name: ``baseline`` (the game's own baseline), ``baseline:jokers=hold``,
     ``random``, ``trained`` (the game's shipped checkpoint for its default config),
-    ``search:rollouts=16`` (search on top of a blueprint, ``agents.search``)
-    or a checkpoint path (a policy for this game). Anything else is a
-    ValueError that lists the choices."""
+    ``search:rollouts=16`` (search on top of a blueprint, ``agents.search``),
+    a checkpoint path (a policy for this game) or ``FILE.py:Class`` (``agents.user``).
+    Anything else is a ValueError that lists the choices."""
+    if is_user_spec(spec):
+        return load_user_agent(spec)
     name, _, options = spec.partition(":")
     if name == "baseline":
         return get_game(game).baseline(options)
@@ -125,6 +129,16 @@ class GameOutcome:
     """Every seat's return."""
 
 
+REFUSALS = (ValueError, TypeError, IndexError, KeyError)
+"""What an engine raises for a move that is not a legal action id."""
+
+
+def refused(agent: Agent, seat: int, action: object, title: str, exc: Exception) -> ValueError:
+    """The one-line error for an agent's move that the game refused."""
+    detail = exc if isinstance(exc, ValueError) else "it is not an action id"
+    return ValueError(f"{agent.name} in seat {seat} chose {action!r}; {title} refused it: {detail}")
+
+
 def play_game(
     config: Any,
     agents: tuple[Agent, ...],
@@ -146,7 +160,11 @@ def play_game(
     moves = 0
     while not state.is_terminal and moves < record.max_moves:  # the game's safety net
         player = state.current
-        state.apply(agents[player].act(views[player]))
+        action = agents[player].act(views[player])
+        try:
+            state.apply(action)
+        except REFUSALS as exc:
+            raise refused(agents[player], player, action, record.title, exc) from None
         moves += 1
         if watch is not None:
             watch(state, player)

@@ -544,6 +544,22 @@ def run_export(args: argparse.Namespace) -> int:
     return 0
 
 
+# -------------------------------------------------------------------- benchmark
+
+
+def _benchmark_arguments(p: argparse.ArgumentParser) -> None:
+    from commoncause import benchmark_cli
+
+    benchmark_cli.add_arguments(p)
+
+
+def run_benchmark(args: argparse.Namespace) -> int:
+    """Score an agent with itself and with the partner zoo (``agents.benchmark``)."""
+    from commoncause import benchmark_cli
+
+    return benchmark_cli.run(args)
+
+
 # -------------------------------------------------------------------- serve
 
 
@@ -607,6 +623,11 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         help="measure a team's signalling and listening through discards (report + plots)",
         add_arguments=_analyze_arguments,
         run=run_analyze,
+    ),
+    "benchmark": Subcommand(
+        help="score an agent with held-out partners: Common Cause's ad-hoc teamplay benchmark",
+        add_arguments=_benchmark_arguments,
+        run=run_benchmark,
     ),
     "serve": Subcommand(
         help="play in the browser: a web page and an HTTP API (every game recorded)",

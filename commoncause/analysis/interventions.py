@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from commoncause.agents.base import Agent, RandomAgent
+from commoncause.agents.evaluate import REFUSALS, refused
 from commoncause.envs.common_cause.actions import (
     ACTIONS,
     COMPLETIONS,
@@ -396,7 +397,10 @@ def play_measured(
                 record.blind_fallbacks += 1
         else:
             action = agents[p].act(views[p])
-        kind = _KIND[action]
+        try:
+            kind = _KIND[action]
+        except REFUSALS as exc:
+            raise refused(agents[p], p, action, "Common Cause", exc) from None
         if kind == DISCARD:
             types = discard_types(state)
             if mode == "total":
@@ -417,7 +421,10 @@ def play_measured(
                 event.response = STOCK_PLACES
         if keep_moves:
             record.moves.append((p, action))
-        state.apply(action)
+        try:
+            state.apply(action)
+        except REFUSALS as exc:
+            raise refused(agents[p], p, action, "Common Cause", exc) from None
         if kind == DISCARD and state.result is None:
             last_entry = state.discard_entry[-1]
             fake = None

@@ -20,11 +20,13 @@ measures how much each one moves the win rate (README, "Baseline").
   partner's start only when no real completing card is still unseen, the stock is nearly
   gone (2 cards) or the hand holds nothing else, and then the start least likely to be
   completed otherwise; it is laid off only when the hand holds nothing else.
-  ``"eager"``: jokers are placed like any card.
+  ``"eager"``: jokers are placed like any card; ``"hoard"``: a joker completes a start only
+  when the hand holds nothing else or the stock is nearly gone.
 * discard: a real card that completes one's own open start (the message); otherwise the
   real card with the fewest links (cards in hand it forms a start with, then unseen cards
   it could form one with); a joker only when the hand holds nothing else.
-  (``discard="random"``: a random card after the message rule.)
+  (``discard="random"``: a random card after the message rule; ``message="never"``: a card
+  that completes one's own open start is kept while any other discard is legal.)
 """
 
 from __future__ import annotations
@@ -86,19 +88,25 @@ class BaselineOptions(AgentOptions):
     start_choice: str = "best"
     """"best": most unseen completing cards; "first": the first legal start."""
     jokers: str = "hold"
-    """"hold": keep jokers for hopeless starts and the end; "eager": place them like any card."""
+    """"hold": keep jokers for hopeless starts and the end; "eager": place them like any card;
+    "hoard": a joker completes a start only when the hand holds nothing else or the stock is
+    nearly gone (2 cards), never earlier for a hopeless start."""
     take_discard: str = "direct"
     """"direct": take the top discard when it fits the table as it is or makes an open start
     with a held card; "always": whenever the rules allow (also via several placements);
     "no_start": only when it fits the table as it is."""
     discard: str = "links"
     """"links": after the message rule, the least linked real card; "random": any card."""
+    message: str = "offer"
+    """"offer": discard a real card that completes one's own open start (the sheet's tip);
+    "never": never discard such a card while another discard is legal (no message)."""
 
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {
         "start_choice": ("best", "first"),
-        "jokers": ("eager", "hold"),
+        "jokers": ("eager", "hold", "hoard"),
         "take_discard": ("always", "direct", "no_start"),
         "discard": ("links", "random"),
+        "message": ("never", "offer"),
     }
 
 
@@ -215,7 +223,8 @@ class BaselineAgent:
                 if best < 0 or score > best_score:
                     best, best_score = a, score
             return best
-        hold = self.options.jokers == "hold"
+        hold = self.options.jokers != "eager"
+        hoard = self.options.jokers == "hoard"
         if joker_completes:
             # with jokers=hold, a joker completes a start only when the hand holds nothing
             # else, the stock is nearly gone (2 cards) or no real completing card is unseen
@@ -223,7 +232,7 @@ class BaselineAgent:
             best, fewest = -1, 0
             for a in joker_completes:
                 unseen = self._unseen_completers(view, _ORIGIN[a])
-                if not free and unseen:
+                if not free and (unseen or hoard):
                     continue
                 # the joker goes to the start least likely to be completed otherwise
                 if best < 0 or unseen < fewest:
@@ -278,13 +287,18 @@ class BaselineAgent:
         discards = legal[: bisect_left(legal, START_BASE)]  # ids ascend: discards first
         completers = _COMPLETERS[view.config.max_position]
         message = {c for sid in view.my_starts for c in completers[sid]}
-        if message:
+        withheld: set[int] = set()
+        if message and self.options.message == "offer":
             for a in discards:
                 if a - DISCARD_BASE in message:
                     return a
+        elif message:  # "never": keep the completing cards while anything else can go
+            kept = [a for a in discards if a - DISCARD_BASE not in message]
+            if kept:
+                discards, withheld = kept, message
         if self.options.discard == "random":
             return discards[self.rng.randrange(len(discards))]
-        real = [c for c in view.hand if c < N_STANDARD]
+        real = [c for c in view.hand if c < N_STANDARD and c not in withheld]
         if not real:
             return discards[0]
         held = set(real)

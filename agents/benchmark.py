@@ -1,0 +1,228 @@
+"""Common Cause as an ad-hoc teamplay benchmark: how well does an agent play with partners it
+never trained with?
+
+The protocol (``BENCHMARK``, frozen: a change to a partner or to the protocol is a new
+version): on paired deals (game ``i`` dealt from ``deal_seed(seed, i)``, ``seed`` the
+published ``SEED`` unless asked otherwise), the agent plays
+
+* with itself (self-play), and again with the listener blind to the speaker's last discard
+  (W_blind), measuring its listening (response rate, causal influence) as ``commoncause
+  analyze`` defines them;
+* with every partner of the ``ZOO``, once in each seat, ``games`` deals per pairing and seat.
+
+A partner's figure is the agent's win rate with it over both seats, and a split's ad-hoc
+score the mean over its partners and both seats; each interval is over deals (a deal's mean
+over the pairings it pools), as for the analysis' pooled cross-play. Researchers may train
+with the ``train`` split; the ``test`` split is for reporting only, and the project's own
+training never uses it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from commoncause.analysis.measures import listening_measures
+from commoncause.analysis.runs import RunSpec, play_runs
+from commoncause.analysis.stats import mean_interval, rate
+from commoncause.envs.common_cause.rules import GameConfig
+
+from .evaluate import make_agent, paired_difference
+
+BENCHMARK = "common_cause-adhoc-v1"
+SEED = 20261203
+"""The published deal seed of ``BENCHMARK`` (its deals are game i of this seed)."""
+DEFAULT_GAMES = 1000
+"""Deals per pairing and seat."""
+LISTEN_GAMES = 200
+"""Self-play deals on which the listening measures (causal influence) are taken."""
+SPLITS = ("train", "test")
+
+
+@dataclass(frozen=True)
+class Partner:
+    """A frozen member of the zoo."""
+
+    name: str
+    member: str
+    """Its team-member spec, as ``eval --team`` takes it."""
+    split: str
+    """"train" (researchers may train with it) or "test" (held out: report only)."""
+    convention: str
+    """What its discards say and how it reads its partner's."""
+    kind: str
+    """"rules" (a hand-written strategy) or "ppo" (a trained policy)."""
+
+
+ZOO: tuple[Partner, ...] = (
+    Partner(
+        "sheet", "baseline", "train",
+        "The rule sheet's strategy: discards the card that completes its own open start (an "
+        "offer), else its least linked card; takes a discard it can place at once or start "
+        "with; lays the start with most unseen completers; keeps jokers for the end.",
+        "rules",
+    ),
+    Partner(
+        "eager_jokers", "baseline:jokers=eager", "train",
+        "As the sheet, but places jokers like any card as soon as it can: its partner's "
+        "starts get completed early, and none are held back for the end.",
+        "rules",
+    ),
+    Partner(
+        "greedy_taker", "baseline:take_discard=always", "train",
+        "As the sheet, but takes the top discard whenever the rules allow it, even when "
+        "placing it takes several moves: it reads every discard as meant for it.",
+        "rules",
+    ),
+    Partner(
+        "noisy_discards", "baseline:discard=random", "train",
+        "Offers the completing card as the sheet does, but otherwise discards at random: "
+        "only its offers carry a message, its other discards say nothing.",
+        "rules",
+    ),
+    Partner(
+        "ppo_seed11", "checkpoints/normal_seed11/best.pt", "train",
+        "Self-play PPO, seed 11 (the make train recipe): its conventions are whatever its "
+        "training found.",
+        "ppo",
+    ),
+    Partner(
+        "ppo_seed12", "checkpoints/normal_seed12/best.pt", "train",
+        "Self-play PPO, seed 12 (the make train recipe): its conventions are whatever its "
+        "training found.",
+        "ppo",
+    ),
+    Partner(
+        "first_start", "baseline:start_choice=first", "test",
+        "As the sheet, but lays the first legal open start it finds, with no card counting: "
+        "its starts are often hard to complete.",
+        "rules",
+    ),
+    Partner(
+        "silent", "baseline:message=never", "test",
+        "Never offers: keeps the card that completes its own open start while any other "
+        "discard is legal, so a discard that fits its start is never meant for its partner.",
+        "rules",
+    ),
+    Partner(
+        "hoarder", "baseline:jokers=hoard;take_discard=no_start", "test",
+        "Hoards jokers (one completes a start only when its hand holds nothing else or the "
+        "stock is nearly gone) and takes a discard only when it fits the table as it is.",
+        "rules",
+    ),
+    Partner(
+        "ppo_scratch13", "checkpoints/normal_scratch13/best.pt", "test",
+        "Self-play PPO trained from scratch with seed 13 (no behaviour-cloned start).",
+        "ppo",
+    ),
+    Partner(
+        "rllib_ppo", "checkpoints/rllib_normal/best.pt", "test",
+        "PPO trained with Ray RLlib (another implementation and network): its conventions "
+        "are its own.",
+        "ppo",
+    ),
+)
+
+
+def partners(split: str = "all") -> tuple[Partner, ...]:
+    """The zoo's partners of ``split`` ("train", "test" or "all")."""
+    if split == "all":
+        return ZOO
+    if split not in SPLITS:
+        raise ValueError(f"--split must be train, test or all, got {split!r}")
+    return tuple(p for p in ZOO if p.split == split)
+
+
+def _ci(figure: dict) -> list[float]:
+    return [float(x) for x in figure["ci95"]]
+
+
+def run_benchmark(
+    agent: str,
+    split: str = "all",
+    games: int = DEFAULT_GAMES,
+    seed: int = SEED,
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+    listen_games: int = LISTEN_GAMES,
+) -> dict:
+    """Play the protocol for ``agent`` (a team-member spec) and return the benchmark JSON."""
+    if games < 2:
+        raise ValueError(f"--games must be at least 2, got {games}")
+    if workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {workers}")
+    make_agent(agent)  # a member that does not load is refused before any game is played
+    zoo = partners(split)
+    start = time.perf_counter()
+    listen = min(listen_games, games)
+    runs: dict[RunSpec, tuple[bool, int]] = {}  # (collect events, listening games)
+    for p in zoo:  # (a pairing with a partner of the agent's own spec is its self-play)
+        runs[RunSpec((agent, p.member))] = (False, 0)
+        runs[RunSpec((p.member, agent))] = (False, 0)
+    runs[RunSpec((agent, agent))] = (False, listen)
+    runs[RunSpec((agent, agent), "blind")] = (False, 0)
+    data = play_runs(runs, GameConfig.make("normal"), games, seed, workers, progress)
+
+    self_play = data[RunSpec((agent, agent))]
+    blind = data[RunSpec((agent, agent), "blind")]
+    rows, by_split = [], {s: [] for s in SPLITS}
+    for p in zoo:
+        first = data[RunSpec((agent, p.member))].wins
+        second = data[RunSpec((p.member, agent))].wins
+        per_deal = (first + second) / 2
+        figure = mean_interval(per_deal)
+        rows.append(
+            {
+                "name": p.name,
+                "member": p.member,
+                "split": p.split,
+                "kind": p.kind,
+                "convention": p.convention,
+                "win_rate": figure["value"],
+                "ci": _ci(figure),
+                "games": 2 * games,
+                "agent_first": rate(first.sum(), games)["value"],
+                "agent_second": rate(second.sum(), games)["value"],
+            }
+        )
+        by_split[p.split].append(per_deal)
+    adhoc = {}
+    for s, per_partner in by_split.items():
+        if per_partner:
+            pooled = mean_interval(np.mean(per_partner, axis=0))
+            adhoc[s] = {
+                "win_rate": pooled["value"],
+                "ci": [float(x) for x in pooled["ci95"]],
+                "partners": len(per_partner),
+                "deals": games,
+            }
+    w = rate(self_play.wins.sum(), games)
+    listening = listening_measures(self_play, games)
+    return {
+        "benchmark": BENCHMARK,
+        "agent": agent,
+        "seed": seed,
+        "games": games,
+        "split": split,
+        "deals": "game i is dealt from deal_seed(seed, i) = seed * 1000003 + i",
+        "self_play": {"win_rate": w["value"], "ci": _ci(w), "games": games},
+        "partners": rows,
+        "adhoc": adhoc,
+        "signalling": {
+            "W": w["value"],
+            "W_blind": float(blind.wins.mean()),
+            "W_blind_ci": _ci(rate(blind.wins.sum(), games)),
+            "message_value": paired_difference(self_play.wins, blind.wins),
+            "causal_influence_bits": listening["causal_influence_bits_draw"],
+            "response_rate": listening["response_rate_draw"],
+            "listening_games": listening["listening_games"],
+            "definitions": "as commoncause analyze: W_blind shows the listener another legal "
+            "discard in place of the speaker's last one; message value = W - W_blind (paired); "
+            "causal influence = KL(listener's draw | actual discard || mean over discards)",
+        },
+        "seconds": round(time.perf_counter() - start, 1),
+        "workers": workers,
+    }

@@ -1,0 +1,68 @@
+"""A researcher's own agent as a team member: ``FILE.py:Class`` names a class in a Python file
+that implements the Agent protocol (``reset(seed)``, ``act(view) -> action id``) and is
+constructed with no arguments. The command line loads it (``eval``, ``play``,
+``benchmark``); the web server never loads code named in a request."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from .base import Agent
+
+_modules: dict[Path, ModuleType] = {}
+"""Loaded files, once per process (a worker loads a file once, however many seats use it)."""
+
+
+def is_user_spec(spec: str) -> bool:
+    """``spec`` names a class in a Python file (``FILE.py:Class``)."""
+    path, sep, cls = spec.rpartition(":")
+    return bool(sep) and path.endswith(".py") and bool(cls)
+
+
+def _load_module(path: Path) -> ModuleType:
+    path = path.resolve()
+    if path in _modules:
+        return _modules[path]
+    if path.is_dir():
+        raise ValueError(f"agent file {path} is a directory")
+    if not path.is_file():
+        raise ValueError(f"agent file {path} not found")
+    name = f"commoncause_user_agent_{len(_modules)}"
+    loader_spec = importlib.util.spec_from_file_location(name, path)
+    if loader_spec is None or loader_spec.loader is None:
+        raise ValueError(f"agent file {path} cannot be loaded as Python")
+    module = importlib.util.module_from_spec(loader_spec)
+    sys.modules[name] = module  # dataclasses and pickling look modules up by name
+    try:
+        loader_spec.loader.exec_module(module)
+    except Exception as exc:  # any error of a user's file is reported as one line
+        del sys.modules[name]
+        raise ValueError(f"agent file {path} failed to load: {type(exc).__name__}: {exc}") from None
+    _modules[path] = module
+    return module
+
+
+def load_user_agent(spec: str) -> Agent:
+    """A new agent from ``FILE.py:Class``; a ValueError names a file that does not load, a
+    class that is missing, cannot be built with no arguments, or lacks ``reset``/``act``."""
+    file, _, cls_name = spec.rpartition(":")
+    module = _load_module(Path(file))
+    cls = getattr(module, cls_name, None)
+    if not isinstance(cls, type):
+        raise ValueError(f"agent file {file} has no class {cls_name!r}")
+    try:
+        agent = cls()
+    except Exception as exc:
+        raise ValueError(
+            f"agent class {cls_name} of {file} cannot be built with no arguments: "
+            f"{type(exc).__name__}: {exc}"
+        ) from None
+    missing = [m for m in ("reset", "act") if not callable(getattr(agent, m, None))]
+    if missing:
+        raise ValueError(f"agent class {cls_name} of {file} lacks {' and '.join(missing)}()")
+    if not isinstance(getattr(agent, "name", None), str):
+        agent.name = spec
+    return agent

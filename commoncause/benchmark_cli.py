@@ -1,0 +1,67 @@
+"""``commoncause benchmark``: the ad-hoc teamplay benchmark of ``agents.benchmark`` for one
+agent: a table on the terminal and the JSON (``--json``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from commoncause.agents.benchmark import BENCHMARK, DEFAULT_GAMES, SEED, run_benchmark
+from commoncause.agents.evaluate import AGENT_CHOICES
+from commoncause.options import add_seed_argument
+from commoncause.progress import progress
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--agent", required=True, help=f"the agent to score: {AGENT_CHOICES}")
+    p.add_argument(
+        "--split", default="all", choices=("train", "test", "all"),
+        help="the zoo's partners to play with (default all)",
+    )  # fmt: skip
+    p.add_argument(
+        "--games", type=int, default=DEFAULT_GAMES,
+        help=f"deals per pairing and seat (default {DEFAULT_GAMES:,})",
+    )  # fmt: skip
+    add_seed_argument(p, SEED, f"deal seed ({BENCHMARK}'s published seed by default)")
+    p.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    p.add_argument("--json", type=Path, help="write the benchmark JSON here")
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    if args.json is not None and args.json.is_dir():
+        raise ValueError(f"--json {args.json} is a directory")
+    with progress("benchmark games", 1) as done:
+        result = run_benchmark(args.agent, args.split, args.games, args.seed, args.workers, done)
+    table = Table(title=f"{BENCHMARK}: {args.agent}, seed {result['seed']}, "
+                  f"{result['games']:,} deals per pairing and seat")  # fmt: skip
+    for column in ("partner", "split", "win rate", "95% interval", "games"):
+        table.add_column(column, justify="right", overflow="fold")
+
+    def row(name: str, split: str, figure: dict, games: int) -> None:
+        low, high = figure["ci"]
+        table.add_row(name, split, f"{figure['win_rate']:.1%}", f"{low:.1%} - {high:.1%}",
+                      f"{games:,}")  # fmt: skip
+
+    row("itself (self-play)", "", result["self_play"], result["games"])
+    for p in result["partners"]:
+        row(p["name"], p["split"], p, p["games"])
+    for split, figure in result["adhoc"].items():
+        row(f"ad-hoc mean ({figure['partners']} partners)", split, figure, 2 * result["games"])
+    Console(width=None if sys.stdout.isatty() else 10_000).print(table)
+    s = result["signalling"]
+    mv = s["message_value"]
+    print(
+        f"signalling (self-play): W {s['W']:.1%}, W_blind {s['W_blind']:.1%}, message value "
+        f"{mv['value']:+.1%} [{mv['ci95'][0]:+.1%}, {mv['ci95'][1]:+.1%}], causal influence "
+        f"{s['causal_influence_bits']['value']:.3f} bits ({s['listening_games']} games)"
+    )
+    print(f"{result['seconds']:.0f} s with {args.workers} worker(s)")
+    if args.json is not None:
+        args.json.write_text(json.dumps(result, indent=1) + "\n")
+        print(f"wrote {args.json}")
+    return 0
