@@ -213,3 +213,31 @@ def test_no_empty_level_select_for_the_rummies(server, browser):
     assert not page.locator("#l-level").is_visible()
     page.select_option("#f-game", "common_cause")
     assert page.locator("#l-level").is_visible()
+
+
+def test_one_invite_link_per_person_seat(server, browser):
+    """Dummy rummy for three with two people among the others: one link per person seat,
+    labelled by seat and worded for opponents; each opens its own seat (item 2)."""
+    page, errors = _form(browser, server, "dummy_rummy")
+    page.fill("#f-options [name=num_players]", "3")
+    page.wait_for_selector(".f-other[data-seat='2']")
+    for seat in (1, 2):
+        page.select_option(f".f-other[data-seat='{seat}']", "person")
+    page.fill("#f-seed", "4")
+    page.click("[data-testid=start]")
+    page.wait_for_url("**/play/**")
+    links = page.locator("[data-testid=invite-link]")
+    links.first.wait_for()
+    assert links.count() == 2
+    text = page.locator("#invite").text_content()
+    assert "player_1" in text and "player_2" in text
+    assert "opponent" in text and "partner" not in text.lower()
+    urls = [link.input_value() for link in links.all()]
+    assert len(set(urls)) == 2 and all("#token=" in u for u in urls)
+    for seat, url in zip((1, 2), urls, strict=True):
+        other = browser.new_context().new_page()
+        other.goto(url)
+        other.wait_for_selector("[data-testid=status]:has-text('Dummy rummy')")
+        assert other.evaluate("game.view.seat") == seat
+        other.context.close()
+    assert not errors

@@ -224,17 +224,33 @@ async function startGame(ev) {
     const made = await api("POST", "/api/games", body);
     localStorage.setItem("cc-token-" + made.id, made.token);
     history.pushState({}, "", `/play/${made.id}#token=${made.token}`);
-    if (made.others && made.others.length) {
-      const o = made.others[0];
-      $("invite-link").value = `${location.origin}/play/${made.id}#token=${o.token}`;
-      $("invite").hidden = false;
-    }
+    showInvites(made, g);
     openGame(made.id, made.token, made.view);
   } catch (e) {
     showError(e.message);
   } finally {
     $("f-submit").disabled = false;
   }
+}
+
+// One link to send per seat another person plays, labelled by seat.
+function showInvites(made, g) {
+  const others = made.others || [];
+  const box = $("invite");
+  box.replaceChildren(...others.map((o) => {
+    const name = `player_${o.seat}`;
+    const who = g.team ? `Your partner (${name})` : `Your opponent ${name}`;
+    const link = el("input", { readonly: true, class: "invite-link", "data-testid": "invite-link", "data-seat": o.seat,
+      value: `${location.origin}/play/${made.id}#token=${o.token}` });
+    const copy = el("button", { type: "button", onclick: () => {
+      link.select();
+      if (navigator.clipboard) navigator.clipboard.writeText(link.value).catch(() => {});
+    } }, "Copy");
+    return el("div", { class: "invite" },
+      el("p", {}, el("strong", { text: `${who} plays in their own browser.` }), " Send this link:"),
+      el("p", {}, link, " ", copy));
+  }));
+  box.hidden = !others.length;
 }
 
 // ------------------------------------------------------------------ the table
@@ -475,10 +491,6 @@ function wire() {
   $("f-level").addEventListener("change", refreshPartners);
   $("f-options").addEventListener("input", refreshPartners);
   $("start-form").addEventListener("submit", startGame);
-  $("copy-link").addEventListener("click", () => {
-    $("invite-link").select();
-    if (navigator.clipboard) navigator.clipboard.writeText($("invite-link").value).catch(() => {});
-  });
   for (const b of document.querySelectorAll("[data-sort]")) {
     b.addEventListener("click", () => { game.sort = b.dataset.sort; if (game.view) drawHand(game.view); });
   }
