@@ -226,3 +226,46 @@ def run_benchmark(
         "seconds": round(time.perf_counter() - start, 1),
         "workers": workers,
     }
+
+
+def zoo_matrix(
+    games: int = DEFAULT_GAMES,
+    seed: int = SEED,
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict:
+    """Every partner of the zoo with every partner (seat 0 the row), on the same deals: the
+    cross-play matrix that shows whether the test split is as hard as the train split. A
+    split's figure pools every ordered pairing of a zoo member with a partner of that split,
+    the member itself excluded, each deal's mean over the pairings, with its interval over
+    deals."""
+    if games < 2:
+        raise ValueError(f"--games must be at least 2, got {games}")
+    start = time.perf_counter()
+    members = [p.member for p in ZOO]
+    runs = {RunSpec((a, b)): (False, 0) for a in members for b in members}
+    data = play_runs(runs, GameConfig.make("normal"), games, seed, workers, progress)
+    wins = {(a, b): data[RunSpec((a, b))].wins for a in members for b in members}
+    matrix = [[float(wins[a, b].mean()) for b in members] for a in members]
+    with_split = {}
+    for split in SPLITS:
+        pooled = [
+            (wins[a.member, b.member] + wins[b.member, a.member]) / 2
+            for a in ZOO
+            for b in partners(split)
+            if a is not b
+        ]
+        figure = mean_interval(np.mean(pooled, axis=0))
+        with_split[split] = {"win_rate": figure["value"], "ci": _ci(figure)}
+    return {
+        "benchmark": BENCHMARK,
+        "seed": seed,
+        "games": games,
+        "partners": [p.name for p in ZOO],
+        "splits": [p.split for p in ZOO],
+        "rows": "seat 0 (begins)",
+        "columns": "seat 1",
+        "win_rate": matrix,
+        "with_split": with_split,
+        "seconds": round(time.perf_counter() - start, 1),
+    }

@@ -8,14 +8,27 @@ import json
 import sys
 from pathlib import Path
 
-from commoncause.agents.benchmark import BENCHMARK, DEFAULT_GAMES, SEED, run_benchmark
+from commoncause.agents.benchmark import (
+    BENCHMARK,
+    DEFAULT_GAMES,
+    SEED,
+    ZOO,
+    run_benchmark,
+    zoo_matrix,
+)
 from commoncause.agents.evaluate import AGENT_CHOICES
 from commoncause.options import add_seed_argument
 from commoncause.progress import progress
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--agent", required=True, help=f"the agent to score: {AGENT_CHOICES}")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--agent", help=f"the agent to score: {AGENT_CHOICES}")
+    what.add_argument(
+        "--zoo-matrix", action="store_true",
+        help="play every partner of the zoo with every partner (the published cross-play "
+        "matrix) instead of scoring an agent",
+    )  # fmt: skip
     p.add_argument(
         "--split", default="all", choices=("train", "test", "all"),
         help="the zoo's partners to play with (default all)",
@@ -35,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.json is not None and args.json.is_dir():
         raise ValueError(f"--json {args.json} is a directory")
+    if args.zoo_matrix:
+        return _run_matrix(args)
     with progress("benchmark games", 1) as done:
         result = run_benchmark(args.agent, args.split, args.games, args.seed, args.workers, done)
     table = Table(title=f"{BENCHMARK}: {args.agent}, seed {result['seed']}, "
@@ -61,6 +76,29 @@ def run(args: argparse.Namespace) -> int:
         f"{s['causal_influence_bits']['value']:.3f} bits ({s['listening_games']} games)"
     )
     print(f"{result['seconds']:.0f} s with {args.workers} worker(s)")
+    if args.json is not None:
+        args.json.write_text(json.dumps(result, indent=1) + "\n")
+        print(f"wrote {args.json}")
+    return 0
+
+
+def _run_matrix(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    with progress("zoo cross-play games", 1) as done:
+        result = zoo_matrix(args.games, args.seed, args.workers, done)
+    table = Table(title=f"{BENCHMARK} zoo cross-play (row begins), seed {result['seed']}, "
+                  f"{result['games']:,} deals a pairing")  # fmt: skip
+    table.add_column("seat 0 \\ seat 1", justify="left")
+    for p in ZOO:
+        table.add_column(f"{p.name} ({p.split})", justify="right", overflow="fold")
+    for p, row in zip(ZOO, result["win_rate"], strict=True):
+        table.add_row(f"{p.name} ({p.split})", *(f"{x:.1%}" for x in row))
+    Console(width=None if sys.stdout.isatty() else 10_000).print(table)
+    for split, figure in result["with_split"].items():
+        low, high = figure["ci"]
+        print(f"with a {split} partner: {figure['win_rate']:.1%} [{low:.1%}, {high:.1%}]")
     if args.json is not None:
         args.json.write_text(json.dumps(result, indent=1) + "\n")
         print(f"wrote {args.json}")
