@@ -241,3 +241,18 @@ def test_one_invite_link_per_person_seat(server, browser):
         assert other.evaluate("game.view.seat") == seat
         other.context.close()
     assert not errors
+
+
+def test_the_word_as_is_no_card(server, browser):
+    """'JK as AD' draws two cards and the word 'as' (item 5): card codes are upper case,
+    as the engine writes them, in move buttons, the move log and the replay alike."""
+    page, errors = _form(browser, server, "dummy_rummy")
+    drawn = page.evaluate(
+        "Array.from(cardText('meld JK as AD in run 1').children)"
+        ".map(n => n.classList.contains('card') ? 'card:' + n.title : n.textContent)"
+    )
+    assert drawn == ["meld", "card:JK", "as", "card:AD", "in", "run", "1"]
+    assert page.evaluate("cardParts('as')") is None and page.evaluate("cardParts('Ks')") is None
+    assert page.evaluate("cardParts('10H').rank") == "10"
+    assert page.evaluate("cardParts('JK(7H)').note") == "(7H)"
+    assert not errors

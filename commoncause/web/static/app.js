@@ -5,7 +5,8 @@ const $ = (id) => document.getElementById(id);
 const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
 const SUIT_ORDER = "CDHS";
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
-const CARD_RE = /^(10|[2-9AJQKT])([CDHS])(\(.*\))?$|^JK(\(.*\))?$/i;
+// Card codes as the engine writes them: upper case only (so the word "as" is no A of spades).
+const CARD_RE = /^(10|[2-9AJQK])([CDHS])(\(.*\))?$|^JK(\(.*\))?$/;
 
 let meta = null;
 let form = { partners: null, note: null, asked: 0 };
@@ -54,8 +55,8 @@ async function api(method, path, body, token) {
 function cardParts(code) {
   const m = CARD_RE.exec(code);
   if (!m) return null;
-  if (code.toUpperCase().startsWith("JK")) return { rank: "JK", suit: "", note: m[4] || "" };
-  return { rank: m[1].toUpperCase() === "T" ? "10" : m[1].toUpperCase(), suit: m[2].toUpperCase(), note: m[3] || "" };
+  if (code.startsWith("JK")) return { rank: "JK", suit: "", note: m[4] || "" };
+  return { rank: m[1], suit: m[2], note: m[3] || "" };
 }
 
 function card(code, extra = {}) {
