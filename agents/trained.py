@@ -6,12 +6,16 @@ policy weights (an sb3-contrib ``MaskableActorCriticPolicy``), the network shape
 (``game``, a registry name; absent in older checkpoints, which are Common Cause's), the
 observation/action sizes and env version it was trained for, and, for resuming, the
 optimizer state, step count and the training config and model card. Sizes come from the
-game's record, never from one game's constants.
+game's record, never from one game's constants. A damaged file is refused: the zip checksums
+torch writes must match, the weights must be finite, and ``digest`` (``weights_digest``; in
+checkpoints saved since issue 36) must match the weights.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+import zipfile
 from collections import OrderedDict
 from pathlib import Path
 
@@ -94,21 +98,69 @@ def _load_error(path: Path, error: Exception) -> str:
     return f"checkpoint {path} is corrupted or not a checkpoint (torch cannot read it)"
 
 
+def weights_digest(data: dict) -> str:
+    """SHA-256 of a checkpoint's weights (``policy``, and ``critic`` where it has one): each
+    tensor's name, dtype, shape and bytes, in order."""
+    import torch
+
+    digest = hashlib.sha256()
+    for part in ("policy", "critic"):
+        for name, tensor in data.get(part, {}).items():
+            flat = tensor.detach().cpu().contiguous().reshape(-1)
+            digest.update(f"{part}.{name}:{flat.dtype}:{tuple(tensor.shape)};".encode())
+            digest.update(flat.view(dtype=torch.uint8).numpy().tobytes())
+    return digest.hexdigest()
+
+
+def _check_intact(path: Path, data: dict) -> None:
+    """A one-line ValueError if the weights are not finite or do not match ``digest``."""
+    import torch
+
+    for part in ("policy", "critic"):
+        for name, tensor in data.get(part, {}).items():
+            if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+                raise ValueError(
+                    f"checkpoint {path} is damaged: its weights {part}.{name} are not finite "
+                    "(NaN or infinite)"
+                )
+    if "digest" in data and data["digest"] != weights_digest(data):
+        raise ValueError(
+            f"checkpoint {path} is damaged: its weights do not match the digest saved with them"
+        )
+
+
+def _check_checksums(path: Path) -> None:
+    """A one-line ValueError if the file is a zip (as ``torch.save`` writes) whose entries do
+    not match their stored CRC-32 checksums (bytes overwritten by a disk or copy error)."""
+    if not zipfile.is_zipfile(path):
+        return  # (torch.load names what is wrong with it)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            bad = archive.testzip()
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
+        raise ValueError(f"checkpoint {path} is damaged: {' '.join(str(e).split())}") from None
+    if bad is not None:
+        raise ValueError(f"checkpoint {path} is damaged: {bad} does not match its checksum")
+
+
 def load_checkpoint(path: str | Path, game: str | None = None) -> dict:
-    """The checkpoint dict; a one-line ValueError naming the problem if missing, corrupted,
-    foreign, for another game than ``game`` (when given), or of the wrong size for its
-    game. Checkpoints from before games were recorded are Common Cause's."""
+    """The checkpoint dict; a one-line ValueError naming the problem if missing, corrupted
+    or damaged (checksums, non-finite weights, ``digest``), foreign, for another game than
+    ``game`` (when given), or of the wrong size for its game. Checkpoints from before games
+    were recorded are Common Cause's. (The one loader of eval, play, export and resume.)"""
     import torch
 
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"checkpoint {path} not found")
+    _check_checksums(path)
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # truncated file, not a torch file, unsafe content
         raise ValueError(_load_error(path, e)) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{path} is not a commoncause policy checkpoint ({FORMAT})")
+    _check_intact(path, data)
     name = data.setdefault("game", DEFAULT_GAME)
     if game is not None and name != game:
         raise ValueError(f"checkpoint {path} is a policy for the game {name}, not {game}")

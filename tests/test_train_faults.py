@@ -4,13 +4,26 @@ copied or older checkpoints, a full disk, and configs that say too little or too
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import numpy as np
+import pytest
+import torch
 import yaml
+
+from commoncause.agents import trained
+from commoncause.agents.trained import (
+    DEFAULT_CHECKPOINT,
+    load_checkpoint,
+    policy_from_checkpoint,
+)
+from commoncause.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "smoke.yaml"
@@ -82,3 +95,73 @@ def test_a_sigkilled_trainer_leaves_no_rollout_worker_behind(tmp_path: Path):
             trainer.kill()
             trainer.wait()
         log.close()
+
+
+# --- 15: damaged weights are refused, by every command that loads them --------------------
+def _one_line(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    return err
+
+
+def _scribbled(tmp_path: Path) -> Path:
+    """A copy of the shipped Common Cause policy with 4 KiB of random bytes written into
+    its middle (the file keeps its size, as a disk or copy error leaves it)."""
+    bad = tmp_path / "scribbled.pt"
+    shutil.copy(DEFAULT_CHECKPOINT, bad)
+    with bad.open("r+b") as f:
+        f.seek(bad.stat().st_size // 2)
+        f.write(np.random.default_rng(0).bytes(4096))
+    return bad
+
+
+def test_a_scribbled_checkpoint_is_refused_by_eval_export_play_and_resume(
+    tmp_path: Path, capsys, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    bad = _scribbled(tmp_path)
+    with pytest.raises(ValueError, match="damaged") as info:
+        load_checkpoint(bad)
+    assert "\n" not in str(info.value) and str(bad) in str(info.value)
+    for argv in (["eval", "--team", f"{bad},baseline", "--games", "2"],
+                 ["export", str(bad), "--out", str(tmp_path / "out")],
+                 ["play", "--partner", str(bad), "--player", "random", "--seed", "1",
+                  "--record-dir", str(tmp_path / "records")],
+                 ["train", "--resume", str(bad)]):  # fmt: skip
+        assert main(argv) == 2, argv
+        assert "damaged" in _one_line(capsys), argv
+    assert not (tmp_path / "out").exists() and not (tmp_path / "runs").exists()
+
+
+def test_non_finite_weights_are_refused(tmp_path: Path, capsys):
+    data = load_checkpoint(DEFAULT_CHECKPOINT)
+    key = next(iter(data["policy"]))
+    nan = tmp_path / "nan.pt"
+    torch.save(data | {"policy": data["policy"] | {key: data["policy"][key] * float("nan")}}, nan)
+    with pytest.raises(ValueError, match=f"{re.escape(key)} are not finite") as info:
+        load_checkpoint(nan)
+    assert "\n" not in str(info.value)
+    assert main(["eval", "--team", f"{nan},baseline", "--games", "2"]) == 2
+    assert "not finite" in _one_line(capsys)
+
+
+def test_saved_weights_carry_a_digest_that_is_checked(tmp_path: Path):
+    """New checkpoints record a digest of their weights; weights that no longer match it are
+    refused (even finite ones), and the shipped checkpoints, which have none, load as
+    before."""
+    config = smoke_config(tmp_path, trainer="torch", rollout_workers=1, bc_games=0,
+                          total_steps=0, eval_games=2, final_eval_games=2)  # fmt: skip
+    assert main(["train", "--config", str(config), "--run-name", "d"]) == 0
+    last = tmp_path / "runs" / "d" / "checkpoints" / "last.pt"
+    data = load_checkpoint(last)
+    assert data["digest"] == trained.weights_digest(data)
+    assert main(["export", str(last), "--out", str(tmp_path / "out")]) == 0
+    assert load_checkpoint(tmp_path / "out" / "best.pt")["digest"] == data["digest"]
+    key = next(iter(data["policy"]))
+    changed = tmp_path / "changed.pt"
+    torch.save(data | {"policy": data["policy"] | {key: data["policy"][key] + 1.0}}, changed)
+    with pytest.raises(ValueError, match="digest"):
+        load_checkpoint(changed)
+    shipped = load_checkpoint(DEFAULT_CHECKPOINT)
+    assert "digest" not in shipped
+    assert torch.equal(policy_from_checkpoint(shipped).state_dict()[key], shipped["policy"][key])

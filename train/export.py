@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from commoncause.agents.trained import load_checkpoint
+from commoncause.agents.trained import load_checkpoint, weights_digest
 from commoncause.envs.registry import get_game
 
 from .curve import plot_training_curve
@@ -26,6 +26,7 @@ def export_checkpoint(source: str | Path, out_dir: str | Path, lineage: list[str
     source, out_dir = Path(source), Path(out_dir)
     data = load_checkpoint(source)
     shipped = {key: data[key] for key in SHIPPED_KEYS if key in data}
+    shipped["digest"] = weights_digest(shipped)  # (of the policy alone: no critic shipped)
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / "best.pt"
     tmp = target.with_suffix(".tmp")

@@ -34,7 +34,7 @@ from importlib import metadata
 from pathlib import Path
 
 from commoncause.agents.evaluate import EvalReport, evaluate
-from commoncause.agents.trained import FORMAT, load_checkpoint
+from commoncause.agents.trained import FORMAT, load_checkpoint, weights_digest
 
 from . import signals
 from .config import TrainConfig, config_from_dict
@@ -212,6 +212,7 @@ class Trainer:
             "best_win_rate": self.state.best_win_rate,
             "seconds": self.state.seconds,
         }
+        data["digest"] = weights_digest(data)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
         torch.save(data, tmp)
