@@ -16,7 +16,13 @@ from dummy_helpers import deal, legal_texts, new_game, play
 from commoncause.agents.evaluate import make_agent
 from commoncause.envs.core.cards import parse_card
 from commoncause.envs.dummy_rummy import env
-from commoncause.envs.dummy_rummy.actions import DISCARD_BASE, N_ACTIONS, decode, points
+from commoncause.envs.dummy_rummy.actions import (
+    DISCARD_BASE,
+    N_ACTIONS,
+    TYPE_OF,
+    decode,
+    points,
+)
 from commoncause.envs.dummy_rummy.game import GAME
 from commoncause.envs.dummy_rummy.notation import move_text, parse_move
 from commoncause.envs.dummy_rummy.rules import MELD_RULES, PLACE_PHASE
@@ -236,6 +242,57 @@ def test_reading_10_cut_ins():
     assert len(state.hands[2]) == 17 and state.cutins_used == [0, 0, 1]
     assert state.current == 0 and state.phase == PLACE_PHASE and len(state.hands[0]) == 14
     assert state.hand_types(0)[-1] == parse_card("5S")  # then player_0 drew the next card
+
+
+TWO_RUNS = "5C 6D 7H 8S 5D 6H 7S 8C 9C 10D JH QS KD"  # 5-8 twice, or 5-8 and 9-Q
+
+
+@pytest.mark.parametrize(
+    "second, layoffs",
+    [("5D 6H 7S 8C", ("4H on player_0 run 1", "4H on player_0 run 2")),
+     ("9C 10D JH QS", ("4H on player_0 run 1", "8C on player_0 run 2"))],
+)  # fmt: skip
+def test_reading_12_two_runs_of_a_contract_may_share_or_adjoin_ranks(second, layoffs):
+    state = new_game([TWO_RUNS, NO_CONTRACT], "3C", "4H 9D", first_contract=4)
+    play(state, "draw stock", *(f"meld {c} in run 1" for c in ("5C", "6D", "7H", "8S")))
+    texts = melds_in(state)
+    assert {"meld 5D in run 2", "meld 9C in run 2"} <= set(texts)  # the same ranks, or the next
+    play(state, *(f"meld {c} in run 2" for c in second.split()))
+    assert state.laid[0]
+    low = int(second.split()[0][:-1])
+    assert [sorted(m.slots) for m in state.melds] == [[5, 6, 7, 8], list(range(low, low + 4))]
+    play(state, "discard KD", "draw stock", "discard 9D", "draw stock")
+    texts = legal_texts(state)  # each run grows at its own ends, never joined to the other
+    assert {f"layoff {x}" for x in layoffs} <= set(texts)
+
+
+def test_reading_13_a_cut_in_takes_the_card_and_three_more_twice_at_most():
+    hands = [
+        NO_CONTRACT,
+        "3D 4C 6C 8C 10S QC KC AD 3S 4H 6D 8D 10D",
+        "5C 7C 9C JC 5D 7D 9D JD 5H 7H 9H JH 7S",
+    ]
+    state = new_game(hands, "KS", "QS QH QD QC JS JK", cut_ins=True)
+    play(state, "draw stock", "cutin pass", "cutin take")  # KS, QS QH QD
+    assert len(state.hands[2]) == 13 + 4 and state.cutins_used == [0, 0, 1]
+    play(state, "discard 3C", "draw stock", "cutin take")  # 3C, JS JK and one more
+    assert len(state.hands[2]) == 13 + 8 and state.cutins_used == [0, 0, 2]
+    play(state, "discard 3D", "draw stock", "cutin pass", "cutin pass", "discard 5C")
+    play(state, "draw stock")
+    assert state.cutin_queue == [1]  # player_2, in twice, is not asked again this hand
+
+
+def test_reading_14_a_face_up_card_starts_the_pile():
+    """The 27th card of a two-player deal (13 each, one at a time) is turned up."""
+    other = "3D 4C 6C 8C 10S QC KC AD 3S 4H 6D 8D 10D"
+    state = new_game([NO_CONTRACT, other], "KS", "9H")
+    assert [state.hand_types(0), state.hand_types(1)] == [types(NO_CONTRACT), types(other)]
+    assert [TYPE_OF[c] for c in state.discard] == [parse_card("KS")]
+    assert len(state.stock) == 108 - 27
+    assert legal_texts(state) == ["draw stock", "draw discard"]  # the first player may take it
+    play(state, "draw discard")
+    assert state.hand_types(0)[-1] == parse_card("KS") and state.discard == []
+    assert len(state.stock) == 108 - 27
 
 
 # -------------------------------------------------------------------- the baseline

@@ -51,9 +51,9 @@ before the game stops; default 0: the whole game), ``cut_ins`` (default False), 
 ("points" or "win"), ``max_moves`` (truncation, default 5,000 per episode), ``render_mode``
 ("ansi", "human"). ``reset(seed=...)`` shuffles reproducibly; ``reset(options={"deck":
 [...]})`` deals the first hand from 108 card codes top first (each code twice, ``JK`` four
-times): 13 cards one at a time from player_0 round the table, the next card turned up, the
-rest the stock drawn in list order; later hands shuffle from the state's own RNG, seeded by
-that deck.
+times): 13 cards one at a time from player_0 round the table, the next card turned up to
+start the pile (reading 14), the rest the stock drawn in list order; later hands shuffle
+from the state's own RNG, seeded by that deck.
 
 Truncation: a hand has no natural end when nobody can finish it (late contracts, or every
 contract laid and nothing fits): it goes on drawing and discarding, the pile turning into
