@@ -256,3 +256,26 @@ def test_the_word_as_is_no_card(server, browser):
     assert page.evaluate("cardParts('10H').rank") == "10"
     assert page.evaluate("cardParts('JK(7H)').note") == "(7H)"
     assert not errors
+
+
+def _wait_turn_over(page) -> None:
+    """Click the first listed move until it is another seat's turn."""
+    for _ in range(10):
+        page.wait_for_selector("#moves-label:not(:empty)")
+        if "Waiting" in page.locator("#moves-label").text_content():
+            return
+        page.locator("#moves [data-move]:not([disabled])").first.click()
+        page.wait_for_timeout(300)
+    raise AssertionError("the turn did not end")
+
+
+def test_lost_connection_is_said_and_cleared(server, browser):
+    """While waiting for a partner the page polls; when the server stops answering it says
+    so, and the message goes at the next good poll (item 8)."""
+    page = browser.new_context().new_page()
+    _start(page, server, "person", seed=5)
+    _wait_turn_over(page)
+    page.route("**/api/games/*", lambda route: route.abort())
+    page.wait_for_selector("#error:has-text('connection lost, retrying')", timeout=6000)
+    page.unroute("**/api/games/*")
+    page.wait_for_selector("#error", state="hidden", timeout=6000)

@@ -10,7 +10,7 @@ const CARD_RE = /^(10|[2-9AJQK])([CDHS])(\(.*\))?$|^JK(\(.*\))?$/;
 
 let meta = null;
 let form = { partners: null, note: null, asked: 0 };
-let game = { id: null, token: null, view: null, sort: "game", poll: null, busy: false };
+let game = { id: null, token: null, view: null, sort: "game", poll: null, busy: false, pollError: false };
 let replay = { id: null, record: null, move: 0, total: 0, seat: "" };
 
 // ------------------------------------------------------------------ helpers
@@ -28,7 +28,9 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-function showError(message) {
+// An error line; ``fromPoll``: the polling's own, cleared by the next good poll.
+function showError(message, fromPoll = false) {
+  game.pollError = fromPoll && !!message;
   const box = $("error");
   box.textContent = message || "";
   box.hidden = !message;
@@ -38,9 +40,14 @@ async function api(method, path, body, token) {
   const headers = {};
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers["Authorization"] = "Bearer " + token;
-  const resp = await fetch(path, {
-    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let resp;
+  try {
+    resp = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (e) {  // no answer at all (the browser's "Failed to fetch")
+    const err = new Error("connection lost: the server does not answer");
+    err.lost = true;
+    throw err;
+  }
   let data = null;
   try { data = await resp.json(); } catch (e) { data = { error: resp.statusText }; }
   if (!resp.ok) {
@@ -382,8 +389,11 @@ function startPolling() {
     if (game.busy) return;
     try {
       const v = await api("GET", `/api/games/${game.id}`, undefined, game.token);
+      if (game.pollError) showError("");  // the poll's own message only
       if (v.moves_played !== game.view.moves_played || v.over !== game.view.over) render(v);
-    } catch (e) { showError(e.message); }
+    } catch (e) {
+      showError(e.lost ? "connection lost, retrying…" : e.message, true);
+    }
   }, 1500);
 }
 
