@@ -129,6 +129,17 @@ def test_reading_4_at_most_one_joker_in_a_new_meld_more_by_layoff():
     assert "layoff JK on meld 1" not in legal_texts(state)
 
 
+def test_reading_4_two_jokers_and_one_natural_card_make_no_meld():
+    """Every natural card alone in its rank and two or more apart from its suit's others:
+    with two jokers any of them would make a run or a set of three, but none is offered."""
+    hand = "2C 6C 10C AC 3D 7D JD 4H 8H QH 5S JK JK"
+    state = new_game([hand, NO_MELD], "9S", "KS", card_swap=False)
+    play(state, "draw stock")
+    assert with_prefix(state, "meld") == []
+    assert MELD_RULES.read_set(types("KS JK JK")) is None
+    assert MELD_RULES.read_run(types("JK 5S JK")) is None
+
+
 def test_reading_6_no_step_into_a_dead_end_and_no_going_out_by_placing():
     state = new_game([JOKER_RUN, STEALER], "KC", "KS", card_swap=False)
     play(state, "draw stock", "meld run 4H")
@@ -300,6 +311,17 @@ def test_reading_1_jokers_option_and_reading_2_eight_players():
     assert OpenConfig().deck.size == 108 and OpenConfig(num_players=7).hand_size == 13
     with pytest.raises(ValueError, match="a first joker"):
         cfg.deck.parse(["JK"] + ["2C"] * 103)
+
+
+@pytest.mark.parametrize("jokers", range(5))
+def test_reading_2_twelve_cards_each_at_eight_players_whatever_the_jokers(jokers):
+    eight = env(num_players=8, jokers=jokers)
+    eight.reset(seed=jokers)
+    state = eight.unwrapped.game
+    assert [len(h) for h in state.hands] == [12] * 8 and len(state.discard) == 1
+    assert len(state.stock) == 7 + jokers  # 13 each: a stock of jokers - 1 (none: no deal)
+    seven = GAME.new_game(OpenConfig(num_players=7, jokers=jokers), seed=jokers)
+    assert [len(h) for h in seven.hands] == [13] * 7
 
 
 def test_reading_10_first_player_is_dealt_first():
