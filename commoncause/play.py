@@ -201,7 +201,7 @@ class Terminal:
                 self.say(f"Hint: the baseline would play {hint} (move {number}).")
                 continue
             try:
-                action = s.resolve(line)
+                action = s.resolve(line, commands=("help",))
             except BadInput as e:
                 self.say(str(e))
                 continue

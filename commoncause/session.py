@@ -125,7 +125,8 @@ def _taken(table: dict) -> int:
     return sum(bool(d["taken"]) for d in table["discards"])
 
 
-_NUMBER = re.compile(r"^[+-]?\d+$")
+_NUMBER = re.compile(r"^-?[0-9]+$")
+"""A menu number: ASCII digits only (no '+1', no digits of other scripts)."""
 
 
 # ---------------------------------------------------------------------- session
@@ -326,13 +327,19 @@ class PlaySession:
         return data
 
     # -- input ---------------------------------------------------------------------------
-    def resolve(self, text: str) -> int:
+    def resolve(self, text: str, commands: tuple[str, ...] = ()) -> int:
         """The legal move a line of input selects (a menu number, a move in notation in any
         letter case, or a unique word-by-word prefix of a listed move); BadInput saying why
-        otherwise (a typo, an ambiguous prefix, a move that is not legal now)."""
+        otherwise (a typo, an ambiguous prefix, a move that is not legal now), naming the
+        screen's ``commands`` (the terminal's 'help') as other things to type."""
         menu = self.legal_moves()
         return resolve_input(
-            text, self.state, [a for a, _ in menu], [t for _, t in menu], self.game.parse_move
+            text,
+            self.state,
+            [a for a, _ in menu],
+            [t for _, t in menu],
+            self.game.parse_move,
+            commands,
         )
 
     def hint(self) -> int:
@@ -448,9 +455,11 @@ def resolve_input(
     menu: list[int],
     texts: list[str],
     parse_move: Callable[[Any, str], int] | None = None,
+    commands: tuple[str, ...] = (),
 ) -> int:
     """The legal action a line of input selects (a number, a move, a unique prefix);
-    BadInput with a clear message otherwise. ``menu`` and ``texts`` are the numbered moves."""
+    BadInput with a clear message otherwise (naming ``commands`` too, where the screen has
+    any). ``menu`` and ``texts`` are the numbered moves."""
     if parse_move is None:
         parse_move = get_game(DEFAULT_GAME).parse_move
     norm = " ".join(text.lower().split())
@@ -482,4 +491,6 @@ def resolve_input(
         listed = "; ".join(f"{i + 1}. {texts[i]}" for i in matches[:12])
         more = f" (and {len(matches) - 12} more)" if len(matches) > 12 else ""
         raise BadInput(f"'{text.strip()}' could be any of: {listed}{more}. Type more of it.")
-    raise BadInput(f"{problem}. Type a move number (1-{len(menu)}), a listed move, or 'help'.")
+    ways = [f"a move number (1-{len(menu)})", "a listed move", *(f"'{c}'" for c in commands)]
+    listed = ", ".join(ways[:-1]) + ("," if len(ways) > 2 else "") + " or " + ways[-1]
+    raise BadInput(f"{problem}. Type {listed}.")

@@ -122,6 +122,8 @@ def test_bad_inputs_rejected_without_losing_state(tmp_path):
     path = only_record(tmp_path)
     for bad, message in [
         ("gibberish", "unknown move 'gibberish'"),
+        ("gibberish", "a listed move, or 'help'."),  # the terminal has a help command
+        ("\uff11", "unknown move"),  # a fullwidth 1 is no menu number
         ("discard 7C", "'discard 7C' is not a legal move now"),  # 7C is in hand; drawing first
         ("discard 2X", "unknown card code '2X'"),
         ("99", "There is no move 99: choose a number from 1 to 2"),

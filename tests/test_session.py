@@ -139,3 +139,27 @@ def test_session_and_screen_name_no_game():
         source = (ROOT / "commoncause" / file).read_text().lower()
         found = [w for w in words if w in source]
         assert not found, f"{file} names {found}"
+
+
+def test_menu_numbers_are_ascii_digits_only(tmp_path):
+    """'١' (Arabic-Indic one), '２' (fullwidth two) and '+1' are no menu numbers (issue 36,
+    item 10): they are refused as unknown moves, nothing is played."""
+    s = PlaySession.new(seats=["human", "baseline"], seed=3, record_dir=tmp_path)
+    assert s.resolve("1") == s.legal_moves()[0][0] and s.resolve(" 2 ") == s.legal_moves()[1][0]
+    for text in ("\u0661", "\uff12", "+1", "\u0967"):
+        with pytest.raises(BadInput, match="unknown move"):
+            s.resolve(text)
+    with pytest.raises(BadInput, match="There is no move -1"):
+        s.resolve("-1")
+    assert s.moves == []
+
+
+def test_bad_input_mentions_help_only_where_there_is_help(tmp_path):
+    """The session's own message names no 'help' command (the web API has none); the
+    terminal, which has one, asks for it to be named."""
+    s = PlaySession.new(seats=["human", "baseline"], seed=3, record_dir=tmp_path)
+    with pytest.raises(BadInput) as plain:
+        s.resolve("gibberish")
+    assert "help" not in str(plain.value) and "Type a move number (1-2)" in str(plain.value)
+    with pytest.raises(BadInput, match=r"or 'help'\.$"):
+        s.resolve("gibberish", commands=("help",))

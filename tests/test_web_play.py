@@ -101,3 +101,14 @@ def test_trained_where_none_is_shipped_names_the_choices(client):
     error = r.json()["error"]
     assert r.status_code == 400 and "checkpoint path" not in error
     assert "no trained" in error and "baseline" in error and "random" in error
+
+
+def test_a_bad_move_suggests_no_help_command(client):
+    """The API has no 'help' command, so its errors do not suggest typing it (item 10)."""
+    made = client.post("/api/games", json={"partner": "baseline", "seed": 3}).json()
+    headers = {"Authorization": f"Bearer {made['token']}"}
+    for move in ("gibberish", "\uff11", "+1"):
+        r = client.post(f"/api/games/{made['id']}/moves", json={"move": move}, headers=headers)
+        assert r.status_code == 400 and "help" not in r.json()["error"], r.json()
+    view = client.get(f"/api/games/{made['id']}", headers=headers).json()
+    assert view["moves_played"] == made["view"]["moves_played"]
