@@ -124,7 +124,8 @@ def test_a_whole_game_against_the_baseline(server, browser, tmp_path):
     page.wait_for_selector("#moves .hinted")
     _click_moves(page, 200, pick=lambda moves: moves.last)
     result = page.locator("[data-testid=result]").text_content()
-    assert "won" in result or "lost" in result
+    assert result.startswith(("You won: ", "You lost: ")), result
+    assert result.split(": ", 1)[1].split(":")[0] not in ("won", "lost"), result  # item 13
     # the end links: the record and the replay page
     record = page.locator("#record-link").get_attribute("href")
     assert page.request.get(server + record).json()["finished"]
@@ -279,3 +280,34 @@ def test_lost_connection_is_said_and_cleared(server, browser):
     page.wait_for_selector("#error:has-text('connection lost, retrying')", timeout=6000)
     page.unroute("**/api/games/*")
     page.wait_for_selector("#error", state="hidden", timeout=6000)
+
+
+def test_hint_only_in_your_turn(server, browser):
+    """The Hint button is off while another seat is to move (the API answers 409 then)."""
+    page = browser.new_context().new_page()
+    _start(page, server, "person", seed=5)
+    page.wait_for_selector("#moves [data-move]")
+    assert page.locator("#hint-btn").is_enabled()
+    _wait_turn_over(page)
+    assert page.locator("#hint-btn").is_disabled()
+
+
+def test_seat_token_leaves_the_address_bar(server, browser):
+    """The token is read from the link, then taken out of the address bar (it is the seat's
+    key: a shared screen or a copied address must not give the seat away); the browser keeps
+    it so that the game continues after a reload or a restart (item 13)."""
+    first = browser.new_context().new_page()
+    _start(first, server, "person", seed=6)
+    first.wait_for_selector("#moves [data-move]")
+    assert "token" not in first.url and "#" not in first.url
+    link = first.locator("[data-testid=invite-link]").input_value()
+    second = browser.new_context().new_page()
+    second.goto(link)
+    second.wait_for_selector("[data-testid=status]:has-text('Common Cause')")
+    assert "token" not in second.url
+    token = link.split("#token=")[1]
+    game_id = link.split("/play/")[1].split("#")[0]
+    assert second.evaluate(f"localStorage.getItem('cc-token-{game_id}')") == token
+    second.reload()
+    second.wait_for_selector("[data-testid=status]:has-text('Common Cause')")
+    assert second.evaluate("game.view.seat") == 1 and not second.locator("#error").is_visible()

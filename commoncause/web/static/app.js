@@ -231,7 +231,7 @@ async function startGame(ev) {
   try {
     const made = await api("POST", "/api/games", body);
     localStorage.setItem("cc-token-" + made.id, made.token);
-    history.pushState({}, "", `/play/${made.id}#token=${made.token}`);
+    history.pushState({}, "", `/play/${made.id}`);  // the token is no part of the address
     showInvites(made, g);
     openGame(made.id, made.token, made.view);
   } catch (e) {
@@ -347,6 +347,7 @@ function render(v) {
   moves.replaceChildren(...(v.legal || []).map((m) =>
     el("button", { type: "button", class: "move", "data-move": m.text, title: `move ${m.n}`, onclick: () => play(m.text) }, cardText(m.text))));
   $("moves-box").hidden = v.over;
+  $("hint-btn").disabled = !v.your_turn;  // a hint is for the seat to move
   $("moves-label").textContent = v.your_turn ? "Your moves (click one)" : (v.over ? "" : `Waiting for ${seatName(v, v.current)}…`);
   const mine = (v.last_moves[v.seat] || []).join("; ");
   const log = $("log");
@@ -355,7 +356,8 @@ function render(v) {
   if (v.over) {
     $("end").hidden = false;
     const won = v.won ? "won" : "lost";
-    const result = v.team ? `You ${won}: ${v.result}` : `Game over, you ${won}: ${v.result}`;
+    // a team game's result begins with its word ("won: ...", "lost: ..."), said once
+    const result = v.team ? `You ${won}: ${v.result.replace(/^\w+: /, "")}` : `Game over, you ${won}: ${v.result}`;
     $("result").textContent = result;
     $("result").className = v.won ? "won" : "lost";
     $("record-link").href = v.record_url;
@@ -482,6 +484,8 @@ async function route() {
   let m;
   if ((m = /^\/play\/([0-9a-f]{16})$/.exec(path))) {
     const token = hash.get("token") || localStorage.getItem("cc-token-" + m[1]);
+    // the seat's key leaves the address bar once read (kept in this browser for a reload)
+    if (hash.has("token")) history.replaceState(history.state, "", path);
     return openGame(m[1], token);
   }
   if ((m = /^\/replay(?:\/([0-9a-f]{16}))?$/.exec(path))) return openReplay(m ? m[1] : null);
