@@ -215,7 +215,7 @@ def test_a_centralised_critic_run_resumes_with_its_critic_and_exports_without_it
     assert "critic" not in load_checkpoint(out / "best.pt")
     # a critic of another shape (the first version's, on the policy's 256 features, saved
     # before checkpoints had a digest): one line
-    odd = tmp_path / "odd.pt"
+    odd = last.parent / "odd.pt"
     del resumed["digest"]
     torch.save(resumed | {"critic": {"0.weight": torch.zeros(128, 256 + 162),
                                      "0.bias": torch.zeros(128)}}, odd)  # fmt: skip

@@ -165,3 +165,41 @@ def test_saved_weights_carry_a_digest_that_is_checked(tmp_path: Path):
     shipped = load_checkpoint(DEFAULT_CHECKPOINT)
     assert "digest" not in shipped
     assert torch.equal(policy_from_checkpoint(shipped).state_dict()[key], shipped["policy"][key])
+
+
+# --- 18, 19: resuming writes into the checkpoint's own run, and never rewinds it ----------
+def tiny_run(tmp_path: Path, name: str, **overrides) -> Path:
+    """A run of 128 steps (one rollout, no periodic evaluation); its checkpoints folder."""
+    settings = dict(trainer="torch", rollout_workers=1, bc_games=0, total_steps=128, n_envs=1,
+                    eval_interval=10_000, checkpoint_interval=10_000, eval_games=2,
+                    final_eval_games=2) | overrides  # fmt: skip
+    config = smoke_config(tmp_path, **settings)
+    assert main(["train", "--config", str(config), "--run-name", name]) == 0
+    return tmp_path / "runs" / name / "checkpoints"
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_resuming_a_copied_run_writes_into_the_copy(tmp_path: Path, capsys):
+    base = tiny_run(tmp_path, "base").parent
+    copy = tmp_path / "runs" / "try"
+    shutil.copytree(base, copy)
+    before = _snapshot(base)
+    assert main(["train", "--resume", str(copy / "checkpoints" / "last.pt"),
+                 "--total-steps", "256"]) == 0  # fmt: skip
+    assert _snapshot(base) == before  # the original run is untouched
+    resumed = load_checkpoint(copy / "checkpoints" / "last.pt")
+    assert resumed["num_timesteps"] == 256 and resumed["run_name"] == "try"
+    assert f"run try: {copy}" in capsys.readouterr().out
+
+
+def test_a_checkpoint_outside_a_run_folder_is_not_resumed(tmp_path: Path, capsys, monkeypatch):
+    loose = tmp_path / "loose.pt"
+    shutil.copy(tiny_run(tmp_path, "base") / "last.pt", loose)
+    before = _snapshot(tmp_path / "runs")
+    capsys.readouterr()
+    assert main(["train", "--resume", str(loose)]) == 2
+    assert "checkpoints/" in _one_line(capsys)
+    assert _snapshot(tmp_path / "runs") == before

@@ -16,9 +16,10 @@ A run lives in ``{out_dir}/{run_name}/``: TensorBoard events (metric groups ``te
 (``.json``), and ``curve.png``. ``--resume`` restores weights, optimizer, step count and
 the evaluation history, so schedules continue where they stopped; Ctrl-C or
 ``kill`` stops a run at its next step and saves ``last.pt`` (a second one stops at once).
-Resuming takes only the checkpoint and ``--total-steps``: the run's name, config and seed
-are the checkpoint's, and an exported policy (no optimizer state) cannot be resumed (start
-a new run from it with ``init_from``).
+Resuming takes only the checkpoint and ``--total-steps``: config and seed are the
+checkpoint's, the run goes on in the run folder the checkpoint is in (a copied run in the
+copy, named after its folder), and an exported policy (no optimizer state) cannot be
+resumed (start a new run from it with ``init_from``).
 """
 
 from __future__ import annotations
@@ -134,9 +135,10 @@ class Trainer:
             saved = config_from_dict(self.resume_data["config"], check_files=False)
             if total_steps is not None:
                 saved = replace(saved, total_steps=total_steps)
-            config = saved
+            run_dir = run_folder(Path(resume))  # (a copied run goes on in the copy)
+            config = replace(saved, out_dir=str(run_dir.parent))
             self.state = RunState(
-                run_name=self.resume_data["run_name"],
+                run_name=run_dir.name,
                 evaluations=list(self.resume_data["evaluations"]),
                 best_win_rate=self.resume_data["best_win_rate"],
                 seconds=self.resume_data.get("seconds", 0.0),
@@ -474,6 +476,19 @@ def critic_weights(model) -> dict:
     nothing: the critic is saved for --resume only (play reads ``policy``)."""
     critic = getattr(model, "critic", None)
     return {} if critic is None else {"critic": critic.state_dict()}
+
+
+def run_folder(checkpoint: Path) -> Path:
+    """The run folder a checkpoint is in (``RUN/checkpoints/last.pt``: ``RUN``), which a
+    resumed run goes on writing in; a one-line ValueError for one outside a run's
+    ``checkpoints/`` folder, whose run could be any."""
+    if checkpoint.parent.name != "checkpoints":
+        raise ValueError(
+            f"checkpoint {checkpoint} is not in a run's checkpoints/ folder, so there is no "
+            f"run folder to go on in: resume it from RUN/checkpoints/ (mkdir -p "
+            f"runs/NAME/checkpoints and copy it there)"
+        )
+    return checkpoint.resolve().parent.parent
 
 
 def load_resumable(path: str | Path) -> dict:
