@@ -203,3 +203,23 @@ def test_a_checkpoint_outside_a_run_folder_is_not_resumed(tmp_path: Path, capsys
     assert main(["train", "--resume", str(loose)]) == 2
     assert "checkpoints/" in _one_line(capsys)
     assert _snapshot(tmp_path / "runs") == before
+
+
+def test_resuming_an_older_checkpoint_of_a_run_is_refused(tmp_path: Path, capsys):
+    """``step_64.pt`` of a run that went on to step 128: resuming it would rewind the run
+    (overwriting last.pt and adding TensorBoard steps twice), so it is refused, naming the
+    newest; copied alone into a run folder of its own it branches a new run."""
+    checkpoints = tiny_run(tmp_path, "base", checkpoint_interval=64)
+    older = checkpoints / "step_64.pt"
+    before = _snapshot(checkpoints.parent)
+    capsys.readouterr()
+    assert main(["train", "--resume", str(older), "--total-steps", "256"]) == 2
+    err = _one_line(capsys)
+    assert "step 64" in err and "step 128" in err and "last.pt" in err, err
+    assert _snapshot(checkpoints.parent) == before
+    branch = tmp_path / "runs" / "branch" / "checkpoints"
+    branch.mkdir(parents=True)
+    shutil.copy(older, branch / "step_64.pt")
+    assert main(["train", "--resume", str(branch / "step_64.pt"), "--total-steps", "192"]) == 0
+    assert load_checkpoint(branch / "last.pt")["num_timesteps"] == 192
+    assert _snapshot(checkpoints.parent) == before

@@ -18,8 +18,9 @@ the evaluation history, so schedules continue where they stopped; Ctrl-C or
 ``kill`` stops a run at its next step and saves ``last.pt`` (a second one stops at once).
 Resuming takes only the checkpoint and ``--total-steps``: config and seed are the
 checkpoint's, the run goes on in the run folder the checkpoint is in (a copied run in the
-copy, named after its folder), and an exported policy (no optimizer state) cannot be
-resumed (start a new run from it with ``init_from``).
+copy, named after its folder) from its newest checkpoint only (a run is never rewound), and
+an exported policy (no optimizer state) cannot be resumed (start a new run from it with
+``init_from``).
 """
 
 from __future__ import annotations
@@ -136,6 +137,7 @@ class Trainer:
             if total_steps is not None:
                 saved = replace(saved, total_steps=total_steps)
             run_dir = run_folder(Path(resume))  # (a copied run goes on in the copy)
+            check_newest(Path(resume), int(self.resume_data["num_timesteps"]))
             config = replace(saved, out_dir=str(run_dir.parent))
             self.state = RunState(
                 run_name=run_dir.name,
@@ -489,6 +491,33 @@ def run_folder(checkpoint: Path) -> Path:
             f"runs/NAME/checkpoints and copy it there)"
         )
     return checkpoint.resolve().parent.parent
+
+
+def check_newest(checkpoint: Path, steps: int) -> None:
+    """A one-line ValueError if another checkpoint beside ``checkpoint`` (at ``steps``) is
+    further on: resuming would rewind its run, overwriting the later checkpoints and logging
+    TensorBoard steps twice. (A checkpoint's steps are its model card's; one without a
+    readable card is loaded; an unreadable one is passed over.)"""
+    newest, later = checkpoint, steps
+    for other in sorted(checkpoint.parent.glob("*.pt")):
+        if other.name == checkpoint.name:
+            continue
+        try:
+            at = int(json.loads(other.with_suffix(".json").read_text())["steps"])
+        except (OSError, ValueError, KeyError, TypeError):
+            try:
+                at = int(load_checkpoint(other)["num_timesteps"])
+            except (ValueError, KeyError):
+                continue
+        if at > later:
+            newest, later = other, at
+    if newest != checkpoint:
+        raise ValueError(
+            f"checkpoint {checkpoint} is at step {steps:,} but its run has gone on to step "
+            f"{later:,} ({newest.name}): resuming it would rewind the run and overwrite what "
+            f"came after; resume {newest}, or copy {checkpoint.name} alone into a new run "
+            f"folder (runs/NAME/checkpoints/) to branch from it"
+        )
 
 
 def load_resumable(path: str | Path) -> dict:
