@@ -3,7 +3,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 
-.PHONY: install train demo serve test lint bench peers rllib test-rllib clean
+.PHONY: install train demo serve test lint docs bench peers rllib test-rllib clean
 
 install: $(STAMP)
 
@@ -36,6 +36,10 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
+# The documentation site (MkDocs Material, works offline: open site/index.html) into site/.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
 bench: $(STAMP)
 	$(PY) bench/bench_env.py
 
@@ -62,5 +66,5 @@ test-rllib: $(RLLIB_STAMP)
 	$(RLLIB_VENV)/bin/python -m pytest tests/test_pettingzoo.py tests/test_train.py tests/test_eval.py
 
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV) *.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(RLLIB_VENV) *.egg-info .pytest_cache .ruff_cache .hypothesis site
 	find . -name __pycache__ -type d -not -path './.git/*' -prune -exec rm -rf {} +
