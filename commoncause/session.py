@@ -228,7 +228,7 @@ class PlaySession:
         session = cls.from_record(record, path, agents=True)
         if session.is_over:
             raise ValueError(
-                f"the game in {path} is already over ({session.state.result}); "
+                f"the game in {path} is already over ({session.outcome()}); "
                 f"see it with: commoncause replay {path}"
             )
         return session
@@ -247,8 +247,28 @@ class PlaySession:
         return self.state.current
 
     @property
+    def max_moves(self) -> int:
+        """Moves after which the game is cut short: the game's own safety net, as the env
+        (truncation) and evaluation apply it."""
+        return self.game.max_moves
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the game was cut short at ``max_moves`` before it ended."""
+        return not self.state.is_terminal and len(self.moves) >= self.max_moves
+
+    @property
     def is_over(self) -> bool:
-        return self.state.is_terminal
+        return self.state.is_terminal or self.truncated
+
+    def outcome(self) -> str:
+        """The result in words (the game's own; a game cut short says so)."""
+        if self.truncated:
+            return (
+                f"cut short after {len(self.moves)} moves, the game's limit "
+                "(as in training and evaluation)"
+            )
+        return self.state.outcome()
 
     @property
     def person_to_move(self) -> bool:
@@ -307,20 +327,20 @@ class PlaySession:
             "team": self.game.team,
             "seats": self.game.seat_names(self.config),
             "players": [self.player_name(p) for p in range(n)],
-            "current": None if own.is_over else own.current,
-            "your_turn": seat is not None and own.is_my_turn,
-            "over": own.is_over,
+            "current": None if self.is_over else own.current,
+            "your_turn": seat is not None and not self.is_over and own.is_my_turn,
+            "over": self.is_over,
             "turn": self.turn(),
             "turns": own.turns,
             **table,
             "last_moves": [self.turn_moves(p, seat) for p in range(n)],
             "legal": [],
-            "result": own.outcome() if own.is_over else None,
-            "returns": list(own.returns()) if own.is_over else None,
+            "result": self.outcome() if self.is_over else None,
+            "returns": list(own.returns()) if self.is_over else None,
         }
         if seat is None:
             data["hands"] = [v.table()["hand"] for v in views]
-        if seat is not None and own.is_my_turn:
+        if data["your_turn"]:
             data["legal"] = [
                 {"n": i + 1, "action": a, "text": t} for i, (a, t) in enumerate(self.legal_moves())
             ]
@@ -425,6 +445,8 @@ class PlaySession:
         else:
             state = self.state
         records.update_summary(self.record, state)
+        if len(self.record["moves"]) >= self.max_moves and not state.is_terminal:
+            self.record.update(finished=True, truncated=True, outcome=self.outcome())
         records.save(self.record, self.path)
 
     # -- the end -----------------------------------------------------------------------
@@ -434,7 +456,8 @@ class PlaySession:
         out = {
             "team": self.game.team,
             "over": self.is_over,
-            "result": self.state.outcome() if self.is_over else None,
+            "truncated": self.truncated,
+            "result": self.outcome() if self.is_over else None,
             "won": getattr(self.state, "result", None) == "win",
             "returns": list(self.state.returns()),
             "turns": self.state.turns,

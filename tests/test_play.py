@@ -498,3 +498,24 @@ def test_dummy_rummy_without_a_shipped_policy_plays_the_baseline(tmp_path):
     child.close()
     record = json.loads(only_record(tmp_path).read_text())
     assert [s.get("agent") for s in record["seats"]] == [None, "baseline", "baseline"]
+
+
+def test_watching_stops_at_the_move_limit(tmp_path, monkeypatch):
+    """A watched game of agents stops at the game's ``max_moves`` (issue 36, item 17; cut
+    here to 9 so that the test reaches it), says so, and its record is finished."""
+    import io
+
+    from rich.console import Console
+    from test_session import limited
+
+    from commoncause.play import Terminal
+    from commoncause.session import PlaySession
+
+    config = limited(monkeypatch, 9)("dummy_rummy").make_config(num_players=2)
+    s = PlaySession.new(config, ["random", "random"], 1, tmp_path, "dummy_rummy")
+    console = Console(file=io.StringIO(), width=200)
+    assert Terminal(s, console).run() == 0
+    out = console.file.getvalue()
+    assert "GAME OVER" in out and "cut short after 9 moves" in out
+    record = json.loads(only_record(tmp_path).read_text())
+    assert len(record["moves"]) == 9 and record["finished"] and record["truncated"]

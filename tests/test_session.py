@@ -163,3 +163,61 @@ def test_bad_input_mentions_help_only_where_there_is_help(tmp_path):
     assert "help" not in str(plain.value) and "Type a move number (1-2)" in str(plain.value)
     with pytest.raises(BadInput, match=r"or 'help'\.$"):
         s.resolve("gibberish", commands=("help",))
+
+
+# ------------------------------------------------------------------ the move limit
+
+
+def limited(monkeypatch, max_moves: int):
+    """Sessions of the games with their ``max_moves`` (the env's and eval's truncation)
+    cut to ``max_moves``, so that a test reaches it."""
+    import dataclasses
+
+    from commoncause import session as session_module
+    from commoncause.envs import registry
+
+    real = registry.get_game
+    cache: dict = {}
+
+    def get_game(name="common_cause"):
+        if name not in cache:
+            cache[name] = dataclasses.replace(real(name), max_moves=max_moves)
+        return cache[name]
+
+    monkeypatch.setattr(session_module, "get_game", get_game)
+    monkeypatch.setattr(records, "get_game", get_game, raising=False)
+    return get_game
+
+
+def test_a_game_is_cut_at_the_games_move_limit(tmp_path, monkeypatch):
+    """The play session applies the game's ``max_moves`` as the env and eval do (issue 36,
+    item 17): watching agents stops there, the record says so and is not resumable."""
+    from commoncause.envs.registry import get_game
+
+    assert limited(monkeypatch, 7)("dummy_rummy").max_moves == 7
+    config = get_game("dummy_rummy").make_config(num_players=2)
+    s = PlaySession.new(config, ["random", "random"], 1, tmp_path, "dummy_rummy")
+    s.step_agents()
+    assert len(s.moves) == 7 and s.is_over and not s.state.is_terminal
+    out = s.summary()
+    assert out["over"] and out["truncated"] and "cut short after 7 moves" in out["result"]
+    assert not out["won"]
+    data = s.screen(0)
+    assert data["over"] and data["current"] is None and data["legal"] == []
+    assert data["result"] == out["result"]
+    record = json.loads(s.path.read_text())
+    assert record["finished"] and record["truncated"] and len(record["moves"]) == 7
+    assert "cut short" in record["outcome"]
+    with pytest.raises(ValueError, match="already over"):
+        PlaySession.resume(s.path)
+
+
+def test_the_real_limit_is_the_games_own():
+    """One source: the session's limit is the Game record's ``max_moves`` (5,000 moves for
+    the rummies, 2,000 for Common Cause), as the env's and eval's are."""
+    from commoncause.envs.registry import get_game
+
+    for name in ("common_cause", "dummy_rummy", "open_rummy"):
+        game = get_game(name)
+        s = PlaySession.new(game.make_config(), None, 1, None, name)
+        assert s.max_moves == game.max_moves

@@ -311,3 +311,19 @@ def test_seat_token_leaves_the_address_bar(server, browser):
     second.reload()
     second.wait_for_selector("[data-testid=status]:has-text('Common Cause')")
     assert second.evaluate("game.view.seat") == 1 and not second.locator("#error").is_visible()
+
+
+def test_a_game_cut_short_is_neither_won_nor_lost(server, browser):
+    """A game the move limit cut short (item 17) reads 'Game over: cut short ...' on the
+    page, not 'You lost'."""
+    page = browser.new_page()
+    _start(page, server, "baseline", seed=7)
+    page.wait_for_selector("#moves [data-move]")
+    page.evaluate(
+        "() => render(Object.assign({}, game.view, {over: true, your_turn: false, won: false,"
+        " current: null, legal: [], result: 'cut short after 2000 moves, the game\\'s limit',"
+        " summary: {truncated: true}, record_url: '#', replay_url: '#'}))"
+    )
+    result = page.locator("[data-testid=result]").text_content()
+    assert result.startswith("Game over: cut short after 2000 moves"), result
+    assert "lost" not in result and "won" not in result

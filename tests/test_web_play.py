@@ -112,3 +112,25 @@ def test_a_bad_move_suggests_no_help_command(client):
         assert r.status_code == 400 and "help" not in r.json()["error"], r.json()
     view = client.get(f"/api/games/{made['id']}", headers=headers).json()
     assert view["moves_played"] == made["view"]["moves_played"]
+
+
+def test_a_web_game_is_cut_at_the_move_limit(tmp_path, monkeypatch):
+    """The web session stops at the game's ``max_moves`` too (item 17): the game is over,
+    says why, takes no more moves, and stays over when loaded from its record."""
+    from test_session import limited
+
+    limited(monkeypatch, 12)
+    client = TestClient(web.create_app(tmp_path))
+    body = {"game": "dummy_rummy", "options": {"num_players": 2}, "partner": "random"}
+    made = client.post("/api/games", json={**body, "seed": 3}).json()
+    headers = {"Authorization": f"Bearer {made['token']}"}
+    view = made["view"]
+    while not view["over"]:
+        move = {"move": view["legal"][0]["text"]}
+        view = client.post(f"/api/games/{made['id']}/moves", json=move, headers=headers).json()
+    assert view["moves_played"] == 12 and "cut short after 12 moves" in view["result"]
+    assert view["summary"]["truncated"] and view["legal"] == []
+    r = client.post(f"/api/games/{made['id']}/moves", json={"move": "1"}, headers=headers)
+    assert r.status_code == 409 and "cut short" in r.json()["error"]
+    again = TestClient(web.create_app(tmp_path))  # a restarted server
+    assert again.get(f"/api/games/{made['id']}", headers=headers).json()["over"]

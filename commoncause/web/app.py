@@ -655,7 +655,7 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
         with game.lock:
             s = game.session
             if s.is_over:
-                raise ApiError(409, f"game {game_id} is over: {s.state.outcome()}")
+                raise ApiError(409, f"game {game_id} is over: {s.outcome()}")
             if s.current != seat:
                 raise ApiError(
                     409,

@@ -356,10 +356,12 @@ function render(v) {
   if (v.over) {
     $("end").hidden = false;
     const won = v.won ? "won" : "lost";
+    const cut = v.summary && v.summary.truncated;  // the move limit: neither won nor lost
     // a team game's result begins with its word ("won: ...", "lost: ..."), said once
-    const result = v.team ? `You ${won}: ${v.result.replace(/^\w+: /, "")}` : `Game over, you ${won}: ${v.result}`;
+    const result = cut ? `Game over: ${v.result}` :
+      v.team ? `You ${won}: ${v.result.replace(/^\w+: /, "")}` : `Game over, you ${won}: ${v.result}`;
     $("result").textContent = result;
-    $("result").className = v.won ? "won" : "lost";
+    $("result").className = cut ? "" : v.won ? "won" : "lost";
     $("record-link").href = v.record_url;
     $("replay-link").href = v.replay_url;
     stopPolling();
