@@ -186,7 +186,10 @@ class Journal:
         """Open ``path`` for ``run`` (``read_only``: read what it holds, change nothing)."""
         self.path = path
         self.done: dict[int, list[SeatResult]] = {}
-        text = path.read_text() if path.exists() else ""
+        try:
+            text = path.read_text() if path.exists() else ""
+        except UnicodeDecodeError:
+            raise ValueError(f"journal {path} is not an evaluation journal (not text)") from None
         if read_only:
             if text:
                 self._read(text, run)

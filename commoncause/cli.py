@@ -134,6 +134,7 @@ def _progress(total: int, what: str):
         MofNCompleteColumn(),
         TimeRemainingColumn(),
         transient=True,
+        disable=not sys.stdout.isatty(),  # (else it leaves a blank line in piped output)
     )
     task = bar.add_task(what, total=total)
     return bar, lambda n: bar.advance(task, n)
@@ -162,6 +163,20 @@ def _eval_arguments(p: argparse.ArgumentParser) -> None:
         help="with --journal: play nothing, report the deals it holds of the first --games",
     )  # fmt: skip
     add_game_arguments(p)
+
+
+def _check_eval_paths(args: argparse.Namespace) -> None:
+    """eval's files, before any game: ``--json`` to write, the ``--journal`` to keep (or,
+    with ``--so-far``, to read)."""
+    from commoncause.options import check_input_file, check_output_file
+
+    check_output_file(args.json, "--json")
+    if args.so_far:
+        if args.journal is None:
+            raise ValueError("--so-far needs --journal FILE: it reports the deals a journal holds")
+        check_input_file(args.journal, "--journal")
+    else:
+        check_output_file(args.journal, "--journal")
 
 
 def _run_table_eval(args: argparse.Namespace, game, config) -> int:
@@ -242,10 +257,11 @@ def run_eval(args: argparse.Namespace) -> int:
 
     game, config = game_and_config(args)
     seats = game.num_seats(config)
+    if game.team and (args.journal or args.so_far):
+        raise ValueError(f"--journal is for the competitive games; {game.title} runs in minutes")
+    _check_eval_paths(args)
     if not game.team:
         return _run_table_eval(args, game, config)
-    if args.journal or args.so_far:
-        raise ValueError(f"--journal is for the competitive games; {game.title} runs in minutes")
     teams = [parse_team(args.team, seats, game.name, config)]
     if args.compare:
         teams.append(parse_team(args.compare, seats, game.name, config))
@@ -334,7 +350,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
     from commoncause.agents.calibrate import calibrate, plot_curve
     from commoncause.agents.evaluate import parse_team
-    from commoncause.options import game_and_config
+    from commoncause.options import check_output_file, game_and_config
 
     given = [name for name in CALIBRATE_REFUSES if getattr(args, name, None) is not None]
     if given:
@@ -349,6 +365,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
     team = parse_team(args.team, game.num_seats(config), game.name)
     if not 0 <= args.min_stock <= args.max_stock <= 33:
         raise ValueError("stock sizes must satisfy 0 <= --min-stock <= --max-stock <= 33")
+    check_output_file(args.plot, "--plot")
+    check_output_file(args.json, "--json")
     sizes = range(args.min_stock, args.max_stock + 1)
     bar, advance = _progress(
         args.games * len(sizes), f"{'+'.join(team)} stock {sizes.start}-{sizes.stop - 1}"
@@ -419,9 +437,12 @@ def run_train(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    from commoncause.options import check_input_file
     from commoncause.train.config import load_config
     from commoncause.train.trainer import Trainer
 
+    check_input_file(args.config, "--config")
+    check_input_file(args.resume, "--resume")
     if args.config is None and args.resume is None:
         if args.game is None:
             raise ValueError("give --config (a YAML file in configs/), --game or --resume")
@@ -484,8 +505,20 @@ def _play_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_play(args: argparse.Namespace) -> int:
     """Play one seat of a game with agent partners in the terminal (recorded)."""
-    from commoncause import play
+    from commoncause import play, records
+    from commoncause.options import check_input_file, check_output_folder
 
+    if args.resume is None:
+        check_output_folder(args.record_dir, "--record-dir")
+    else:
+        check_input_file(args.resume, "--resume")
+        if args.game_given:  # the record names the game: --game may only agree
+            game = records.game_of(records.load(args.resume))
+            if args.game != game.name:
+                raise ValueError(
+                    f"--resume continues the game as recorded: {args.resume} is a game of "
+                    f"{game.title} ({game.name}), not {args.game}; drop --game"
+                )
     try:
         return play.run(args)
     except KeyboardInterrupt:  # (play saves the game itself; this is only a safety net)
@@ -502,7 +535,9 @@ def _replay_arguments(p: argparse.ArgumentParser) -> None:
 def run_replay(args: argparse.Namespace) -> int:
     """Step through a game record."""
     from commoncause import replay
+    from commoncause.options import check_input_file
 
+    check_input_file(args.file, "record")
     try:
         return replay.run(args)
     except KeyboardInterrupt:  # (replay stops quietly itself; this is only a safety net)
@@ -522,7 +557,9 @@ def _analyze_arguments(p: argparse.ArgumentParser) -> None:
 def run_analyze(args: argparse.Namespace) -> int:
     """Measure a team's communication through discards; write a report with plots."""
     from commoncause.analysis import cli
+    from commoncause.options import check_output_folder
 
+    check_output_folder(args.out, "--out")
     try:
         return cli.run(args)
     except KeyboardInterrupt:
@@ -537,8 +574,11 @@ def _export_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_export(args: argparse.Namespace) -> int:
     """Ship a checkpoint: weights without optimizer state, model card and training curve."""
+    from commoncause.options import check_input_file, check_output_folder
     from commoncause.train.export import export_checkpoint
 
+    check_input_file(args.source, "checkpoint")
+    check_output_folder(args.out, "--out")
     target = export_checkpoint(args.source, args.out, args.lineage)
     print(f"wrote {target} ({target.stat().st_size / 2**20:.1f} MB), best.json, curve.png")
     return 0
@@ -556,7 +596,9 @@ def _benchmark_arguments(p: argparse.ArgumentParser) -> None:
 def run_benchmark(args: argparse.Namespace) -> int:
     """Score an agent with itself and with the partner zoo (``agents.benchmark``)."""
     from commoncause import benchmark_cli
+    from commoncause.options import check_output_file
 
+    check_output_file(args.json, "--json")
     return benchmark_cli.run(args)
 
 
@@ -571,8 +613,10 @@ def _serve_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Serve the browser front and its HTTP API (FastAPI on uvicorn)."""
+    from commoncause.options import check_output_folder
     from commoncause.web import app
 
+    check_output_folder(args.record_dir, "--record-dir")
     return app.run(args)
 
 

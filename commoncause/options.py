@@ -4,14 +4,17 @@ A game's options come from its config dataclass (one flag per field: ``--stock-s
 ``--open-hands``; ``--players`` for ``--num-players``), plus ``--level`` and the config's
 ``CLI_ALIASES`` (Common Cause's ``--three-starts``), so no command restates a game's
 options. One rule for seeds everywhere: a whole number 0 or more, checked before any work
-starts.
+starts. The same for paths: a file to read, a file or a folder to write are checked before
+any game is played (``check_input_file``, ``check_output_file``, ``check_output_folder``).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from commoncause.envs.registry import DEFAULT_GAME, game_names, get_game
@@ -34,6 +37,52 @@ def seed_type(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{SEED_RULE}, got {text!r}") from None
 
 
+def check_input_file(path: Path | None, what: str) -> None:
+    """ValueError if ``path`` (named ``what``: ``--config``, ``record``) is a folder; a
+    missing file is left to its reader, which names what it should be."""
+    if path is not None and path.is_dir():
+        raise ValueError(f"{what} {path} is a directory, not a file")
+
+
+def check_output_file(path: Path | None, what: str) -> None:
+    """ValueError unless a file can be written at ``path`` (it may exist; missing folders
+    above it are made when it is written)."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise ValueError(f"{what} {path} is a directory: give a file name")
+    if path.exists():
+        if not os.access(path, os.W_OK):
+            raise ValueError(f"{what} {path} is read-only")
+    else:
+        _check_can_make(path, what)
+
+
+def check_output_folder(path: Path | None, what: str) -> None:
+    """ValueError unless files can be written into the folder ``path`` (it may exist)."""
+    if path is None:
+        return
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{what} {path} is a file, not a folder")
+    if path.is_dir():
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise ValueError(f"{what} {path} is a folder you cannot write in")
+    else:
+        _check_can_make(path, what)
+
+
+def _check_can_make(path: Path, what: str) -> None:
+    """ValueError unless the nearest existing folder above ``path`` is a folder that can be
+    written in (so ``path`` and the folders between can be made)."""
+    for above in path.absolute().parents:
+        if above.exists():
+            if not above.is_dir():
+                raise ValueError(f"{what} {path}: {above} is a file, not a folder")
+            if not os.access(above, os.W_OK | os.X_OK):
+                raise ValueError(f"{what} {path}: cannot write in {above}")
+            return
+
+
 def add_seed_argument(p: argparse.ArgumentParser, default: int | None = 0, help: str = "") -> None:
     p.add_argument(
         "--seed",
@@ -53,6 +102,15 @@ def selected_game(argv: list[str]) -> str:
     return DEFAULT_GAME
 
 
+class _GameAction(argparse.Action):
+    """``--game``, noting that it was given (``args.game_given``): a command that takes
+    the game from elsewhere (``play --resume``) refuses one that contradicts it."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, values)
+        namespace.game_given = True
+
+
 SHORT_FLAGS = {"num_players": "--players"}
 """A second, shorter flag for a config field (``--players 4``), unless a command has it."""
 
@@ -68,8 +126,10 @@ def add_game_arguments(p: argparse.ArgumentParser, game_name: str | None = None)
         "--game",
         default=DEFAULT_GAME,
         choices=game_names(),
+        action=_GameAction,
         help=f"which game (default {DEFAULT_GAME}; `commoncause games` lists them)",
     )
+    p.set_defaults(game_given=False)
     if name not in game_names():
         return  # argparse reports the bad --game with the choices
     config_type = get_game(name).config_type
