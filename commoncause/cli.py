@@ -681,8 +681,16 @@ SUBCOMMANDS: dict[str, Subcommand] = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its refusals on one line (no usage block), like every other bad input;
+    the subcommands' parsers are of this class too."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROG, description="Common Cause tools")
+    parser = _Parser(prog=PROG, description="Common Cause tools")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, cmd in SUBCOMMANDS.items():
         p = sub.add_parser(name, help=cmd.help, description=cmd.help)
