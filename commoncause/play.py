@@ -72,6 +72,8 @@ class Terminal:
         self.console = console
         humans = session.humans
         self.seat = humans[0] if humans else None  # the person's seat; None: watching
+        self.seen = 0
+        """Moves played when the board was last shown."""
 
     def say(self, text: str) -> None:
         self.console.print(text, **QUIET)
@@ -84,6 +86,7 @@ class Terminal:
         s = self.session
         seat = s.current if s.person_to_move else self.seat
         data = s.screen(seat)
+        self.seen = len(s.moves)
         self.console.rule(title(data))
         if seat is None:
             names = tuple(f"{data['seats'][p]} ({data['players'][p]})" for p in range(s.num_seats))
@@ -164,6 +167,8 @@ class Terminal:
         s = self.session
         menu = s.legal_moves()
         if len(menu) == 1:
+            if any(m.seat != s.current for m in s.moves[self.seen :]):
+                self.show_board()  # what the others did since: no turn of theirs unseen
             move = s.play(menu[0][0], 0.0, None, forced=True)
             self.say(f"Only one move is possible: {move.seen_by(move.seat)} - played for you.")
             return True

@@ -519,3 +519,21 @@ def test_watching_stops_at_the_move_limit(tmp_path, monkeypatch):
     assert "GAME OVER" in out and "cut short after 9 moves" in out
     record = json.loads(only_record(tmp_path).read_text())
     assert len(record["moves"]) == 9 and record["finished"] and record["truncated"]
+
+
+def test_the_board_before_every_move_played_for_you(full_game):
+    """A move played for the person (the only legal one) after the partner's turn comes
+    after a board showing that turn, so that no turn of theirs goes unseen (issue 36, item
+    30)."""
+    folder, _, screens = full_game
+    segments = re.split(r"(?=You play: |Only one move is possible: )", "".join(screens))[1:]
+    record = json.loads(only_record(folder).read_text())
+    mine = [i for i, m in enumerate(record["moves"]) if m["player"] == 0]
+    assert 0 <= len(mine) - len(segments) <= 3  # a line per move in order (to the last prompt)
+    checked = 0
+    for k in range(1, len(segments)):
+        forced = segments[k].startswith("Only one move is possible: ")
+        if forced and mine[k] - mine[k - 1] > 1:  # the partner moved in between
+            assert "Partner just played:" in segments[k - 1], segments[k - 1]
+            checked += 1
+    assert checked, "no move was played for the person after the partner's turn"
