@@ -142,6 +142,10 @@ class TrainConfig:
     competitive game opponents (keeps the agent honest against another style of play)."""
     baseline_seats: int = 1
     """Seats the baseline plays in those games (1 to the number of seats - 1)."""
+    baseline_options: list[str] = field(default_factory=lambda: [""])
+    """The baselines' option texts (``baseline:<options>`` without the prefix): each game
+    with a baseline draws one. Several make a population of hand-written partners (the
+    ``adhoc`` recipe: the benchmark's train split); [""] is the game's default baseline."""
     reward_scale: float = 1.0
     """Multiplies every reward the learner is paid (not the logged returns): Dummy rummy's
     points are tens to hundreds a hand, so its configs use 0.01 to keep the value targets
@@ -208,6 +212,8 @@ class TrainConfig:
             "baseline_partner_prob": self.baseline_partner_prob,
             "game": self.game,
             "baseline_seats": self.baseline_seats,
+            **({"baseline_options": self.baseline_options}
+               if self.baseline_options != [""] else {}),  # fmt: skip
             "reward_scale": self.reward_scale,
             "reward_margin": self.reward_margin,
             **({"episode_options": self.episode_options} if self.episode_options else {}),
@@ -238,6 +244,18 @@ class TrainConfig:
                 f"config baseline_seats must be 1 to {seats - 1} for {seats} seats, "
                 f"got {self.baseline_seats}"
             )
+        options = self.baseline_options
+        if not isinstance(options, list) or not options or not all(
+            isinstance(o, str) for o in options
+        ):
+            raise ValueError(
+                f"config baseline_options must be a list of option texts, got {options!r}"
+            )
+        for text in options:
+            try:
+                game.baseline(text)
+            except ValueError as e:
+                raise ValueError(f"config baseline_options {text!r}: {e}") from None
         if not self.reward_scale > 0:
             raise ValueError(f"config reward_scale must be positive, got {self.reward_scale}")
         if not isinstance(self.reward_margin, bool):

@@ -27,7 +27,9 @@ seat's), unscaled. Moves with a single legal choice are played automatically (th
 nothing). With ``baseline_partner_prob`` > 0 a game may seat the game's baseline
 (``game.baseline("")``) in ``baseline_seats`` chairs (Common Cause: the partner; a
 competitive game: opponents); its moves are played inside the env and the learner only sees
-the other seats. ``action_masks()`` is a method of the env itself, so ``SubprocVecEnv``
+the other seats. ``baseline_options`` lists the baselines' option texts (default ``[""]``):
+with several, each such game draws one (a population of hand-written partners, e.g. the
+benchmark's train split). ``action_masks()`` is a method of the env itself, so ``SubprocVecEnv``
 works, and returns a fresh array each call.
 
 Episode options: ``episode_options`` maps rules options to lists of values, and each game
@@ -76,6 +78,7 @@ class SelfPlayEnv(gymnasium.Env):
         game: str = DEFAULT_GAME,
         *,
         baseline_seats: int = 1,
+        baseline_options: tuple[str, ...] | list[str] = ("",),
         reward_scale: float = 1.0,
         reward_margin: bool = False,
         episode_options: dict | None = None,
@@ -120,7 +123,13 @@ class SelfPlayEnv(gymnasium.Env):
         self.reward_margin = bool(reward_margin)
         self.per_seat = not self.game.team  # report every seat's rewards each step
         self.max_moves = int(self.aec.max_moves)
-        self._baselines = [self.game.baseline("") for _ in range(baseline_seats)]
+        if not baseline_options:
+            raise ValueError("baseline_options lists no baseline (write [''] for the default)")
+        # one set of baseline seats per option text; a game with baselines draws one set
+        self._baseline_pool = [
+            [self.game.baseline(text) for _ in range(baseline_seats)] for text in baseline_options
+        ]
+        self._baselines = self._baseline_pool[0]
         self.baseline = self._baselines[0]
         self.baseline_seats: dict[int, object] = {}  # seat -> its baseline agent, this game
         self._observers: list = []
@@ -168,6 +177,9 @@ class SelfPlayEnv(gymnasium.Env):
         self._moves = 0
         self.baseline_seats = {}
         if self.np_random.random() < self.baseline_partner_prob:
+            pool = self._baseline_pool
+            if len(pool) > 1:  # (one option text draws nothing: seeded runs repeat)
+                self._baselines = pool[int(self.np_random.integers(len(pool)))]
             if self.baseline_count == 1:
                 seats = [int(self.np_random.integers(self.num_seats))]
             else:
