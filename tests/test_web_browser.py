@@ -327,3 +327,26 @@ def test_a_game_cut_short_is_neither_won_nor_lost(server, browser):
     result = page.locator("[data-testid=result]").text_content()
     assert result.startswith("Game over: cut short after 2000 moves"), result
     assert "lost" not in result and "won" not in result
+
+
+def test_every_move_since_yours_is_listed(server, browser):
+    """At each decision the page lists every move played since the person's last one: the
+    others' turns and the moves played for the person, so that none goes unseen (item 30)."""
+    page = browser.new_page()
+    _start(page, server, "baseline", seed=7)
+    last, checked, forced = 0, 0, 0
+    for _ in range(80):
+        page.wait_for_function("game.view && !game.busy && (game.view.your_turn || game.view.over)")
+        v = page.evaluate("game.view")
+        expected = [h["n"] for h in v["history"] if h["n"] > last]
+        shown = [int(n) for n in page.locator("#since li").evaluate_all("l => l.map(e => e.value)")]
+        assert shown == expected, (last, v["history"][-5:])
+        checked += bool(expected)
+        if any(h["seat"] == v["seat"] for h in v["history"] if h["n"] > last):
+            assert "played for you" in page.locator("#since").text_content()
+            forced += 1
+        if v["over"]:
+            break
+        last = v["moves_played"] + 1
+        page.locator("#moves [data-move]").last.click()
+    assert checked > 5 and forced, (checked, forced)

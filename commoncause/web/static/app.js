@@ -10,7 +10,7 @@ const CARD_RE = /^(10|[2-9AJQK])([CDHS])(\(.*\))?$|^JK(\(.*\))?$/;
 
 let meta = null;
 let form = { partners: null, note: null, asked: 0 };
-let game = { id: null, token: null, view: null, sort: "game", poll: null, busy: false, pollError: false };
+let game = { id: null, token: null, view: null, sort: "game", poll: null, busy: false, pollError: false, since: null };
 let replay = { id: null, record: null, move: 0, total: 0, seat: "" };
 
 // ------------------------------------------------------------------ helpers
@@ -323,6 +323,20 @@ function drawHand(v) {
   }
 }
 
+// Every move since the person's last one (game.since: its number), the others' turns and the
+// moves played for the person (its only legal one), so that none goes unseen.
+function drawSince(v) {
+  if (game.since === null) {  // opened from a link: since its last move on record here
+    const own = (v.history || []).filter((h) => h.seat === v.seat);
+    game.since = own.length ? own[own.length - 1].n : 0;
+  }
+  const entries = (v.history || []).filter((h) => h.n > game.since);
+  $("since").hidden = !entries.length;
+  $("since-list").replaceChildren(...entries.map((h) => el("li", { value: h.n },
+    `${h.seat === v.seat ? "you" : seatName(v, h.seat)}: `, cardText(h.move),
+    h.seat === v.seat ? el("span", { class: "small", text: " (the only move: played for you)" }) : null)));
+}
+
 function statusText(v) {
   const bits = [`${v.title} (${v.label})`, `turn ${v.turn}`];
   if (v.stock !== null && v.stock !== undefined) bits.push(`stock ${v.stock}`);
@@ -338,6 +352,7 @@ function render(v) {
   $("status").textContent = statusText(v);
   $("status").className = "status" + (v.your_turn ? " mine" : "");
   drawOthers(v, $("others"));
+  drawSince(v);
   $("stock").textContent = v.stock === null || v.stock === undefined ? "—" : String(v.stock);
   $("discard-top").replaceChildren(v.discard_top ? card(v.discard_top) : el("span", { class: "card empty" }));
   drawDiscards(v, $("discards"));
@@ -378,7 +393,10 @@ async function play(text) {
   $("hint").textContent = "";
   for (const b of document.querySelectorAll("#moves button")) b.disabled = true;
   try {
-    render(await api("POST", `/api/games/${game.id}/moves`, { move: text }, game.token));
+    const played = game.view.moves_played + 1;  // this move's number
+    const v = await api("POST", `/api/games/${game.id}/moves`, { move: text }, game.token);
+    game.since = played;
+    render(v);
   } catch (e) {
     showError(e.message);
     try { render(await api("GET", `/api/games/${game.id}`, undefined, game.token)); } catch (e2) { /* keep the error */ }
@@ -409,6 +427,7 @@ function stopPolling() {
 async function openGame(id, token, view) {
   game.id = id;
   game.token = token;
+  game.since = view ? 0 : null;  // a game just made: every move so far is new
   $("start").hidden = true;
   $("replay").hidden = true;
   $("game").hidden = false;
