@@ -223,3 +223,58 @@ def test_resuming_an_older_checkpoint_of_a_run_is_refused(tmp_path: Path, capsys
     assert main(["train", "--resume", str(branch / "step_64.pt"), "--total-steps", "192"]) == 0
     assert load_checkpoint(branch / "last.pt")["num_timesteps"] == 192
     assert _snapshot(checkpoints.parent) == before
+
+
+# --- 20: a full disk is one line, exit 2, and leaves no half-written files -----------------
+FULL_DISK = {
+    # torch.save on a full disk: part of the file written, then torch's own RuntimeError
+    "save": """
+import torch
+real_save = torch.save
+def save(obj, f, *args, **kwargs):
+    if str(f).endswith("best.tmp"):
+        open(f, "wb").write(b"PK" * 100)
+        raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 4544")
+    return real_save(obj, f, *args, **kwargs)
+torch.save = save
+""",
+    # the TensorBoard events file cannot be written (its writer thread raises, then the
+    # trainer's thread when it flushes)
+    "start": """
+import errno
+from tensorboard.summary.writer import record_writer
+def write(self, data):
+    raise OSError(errno.ENOSPC, "No space left on device")
+record_writer.RecordWriter.write = write
+""",
+}
+
+
+def _train_on_a_full_disk(tmp_path: Path, where: str) -> tuple[int, str, Path]:
+    """The real train command in a process of its own whose writes fail at ``where``."""
+    settings = dict(trainer="torch", rollout_workers=1, bc_games=0, total_steps=128, n_envs=1,
+                    eval_interval=10_000, checkpoint_interval=10_000, eval_games=2,
+                    final_eval_games=2)  # fmt: skip
+    config = smoke_config(tmp_path, **settings)
+    code = FULL_DISK[where] + (
+        "import sys\nfrom commoncause.cli import main\n"
+        f"sys.exit(main(['train', '--config', {str(config)!r}, '--run-name', 'r']))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=300)  # fmt: skip
+    return done.returncode, done.stderr.strip(), tmp_path / "runs" / "r"
+
+
+def test_a_full_disk_during_a_save_is_one_line_and_leaves_no_tmp(tmp_path: Path):
+    rc, err, run = _train_on_a_full_disk(tmp_path, "save")
+    assert rc == 2 and len(err.splitlines()) == 1, err
+    assert "cannot save checkpoint" in err and "best.pt" in err, err
+    assert not list(run.rglob("*.tmp"))
+    assert load_checkpoint(run / "checkpoints" / "last.pt")["num_timesteps"] == 0
+
+
+def test_a_full_disk_at_the_start_is_one_line_and_leaves_no_run(tmp_path: Path):
+    rc, err, run = _train_on_a_full_disk(tmp_path, "start")
+    assert rc == 2 and len(err.splitlines()) == 1, err
+    assert "No space left on device" in err and str(run) in err, err
+    assert not run.exists()

@@ -30,8 +30,10 @@ import json
 import os
 import platform
 import shutil
+import threading
 import time
 from dataclasses import dataclass, field, replace
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 
@@ -219,12 +221,13 @@ class Trainer:
         data["digest"] = weights_digest(data)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        torch.save(data, tmp)
-        os.replace(tmp, path)
-        card = self.model_card(int(model.num_timesteps))
-        card_tmp = path.with_suffix(".json.tmp")
-        card_tmp.write_text(json.dumps(card, indent=2) + "\n")
-        os.replace(card_tmp, path.with_suffix(".json"))
+        try:
+            torch.save(data, tmp)
+            os.replace(tmp, path)
+        except (OSError, RuntimeError) as e:  # (a full disk: torch raises a RuntimeError)
+            tmp.unlink(missing_ok=True)
+            raise OSError(f"cannot save checkpoint {path}: {write_failure(e, path)}") from None
+        write_card(path.with_suffix(".json"), self.model_card(int(model.num_timesteps)))
         return path
 
     def model_card(self, steps: int) -> dict:
@@ -387,9 +390,20 @@ class Trainer:
         SIGTERM stops it at the next step or evaluation chunk, saving ``last.pt`` to
         ``--resume`` from (``train/signals.py``); its signal handlers are put back after."""
         previous = signals.install()  # (before the envs: forked env workers inherit them)
+        fresh = not self.run_dir.exists()
+        hook = threading.excepthook
+        threading.excepthook = partial(_quiet_writer_thread, hook)
         try:
             return self._run()
+        except OSError as e:  # a full disk, a folder that cannot be written: one line
+            if fresh and not any(self.checkpoints.glob("*.pt")):
+                shutil.rmtree(self.run_dir, ignore_errors=True)  # (nothing in it to keep)
+            if e.errno is None:  # (save's own, naming its file)
+                raise
+            where = f" ({e.filename})" if e.filename else ""
+            raise OSError(f"run {self.run_dir}: {e.strerror}{where}") from None
         finally:
+            threading.excepthook = hook
             signals.restore(previous)
 
     def _run(self) -> dict:
@@ -435,7 +449,7 @@ class Trainer:
         self._clock = None  # training is over: the final comparison is not training time
         last = self.save(self.checkpoints / "last.pt")  # (every evaluation in it)
         if not (self.checkpoints / "best.pt").exists():
-            shutil.copy(last, self.checkpoints / "best.pt")
+            self.save(self.checkpoints / "best.pt")  # (the same as last.pt)
         try:
             final = self.final_comparison()
         except KeyboardInterrupt:
@@ -450,7 +464,7 @@ class Trainer:
             "training_seconds": round(best_data.get("seconds", 0.0), 1),
             "run_training_seconds": round(self.state.seconds, 1),
         }
-        best.with_suffix(".json").write_text(json.dumps(card, indent=2) + "\n")
+        write_card(best.with_suffix(".json"), card)
         from .curve import plot_training_curve
 
         plot_training_curve(self.state.evaluations, self.run_dir / "curve.png", self.state.run_name)
@@ -471,6 +485,36 @@ class Trainer:
     def _close_env(self) -> None:
         if self.env is not None:
             self.backend.close_envs(self.env)
+
+
+def write_failure(error: Exception, path: Path) -> str:
+    """Why a write of ``path`` failed, in words: the system's reason, or (torch's
+    RuntimeError names none) the space left on its disk."""
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    free = shutil.disk_usage(path.parent).free
+    return f"the write failed with {free / 2**20:.1f} MiB free on its disk"
+
+
+def write_card(path: Path, card: dict) -> None:
+    """Write a model card atomically (no half-written card, no stray ``.tmp``)."""
+    tmp = path.with_suffix(".json.tmp")
+    try:
+        tmp.write_text(json.dumps(card, indent=2) + "\n")
+        os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise OSError(f"cannot save model card {path}: {write_failure(e, path)}") from None
+
+
+def _quiet_writer_thread(hook, args) -> None:
+    """``threading.excepthook`` during a run: TensorBoard's writer thread, failing to write
+    (a full disk), hands its error to the trainer, which reports it in one line, then dies
+    printing a traceback; that traceback is left out (other threads' go to ``hook``)."""
+    if type(args.thread).__name__ != "_AsyncWriterThread" or not issubclass(
+        args.exc_type, OSError
+    ):
+        hook(args)
 
 
 def critic_weights(model) -> dict:
