@@ -44,12 +44,11 @@ def one_line_error(capsys) -> str:
 
 
 # --- configs: the game section ------------------------------------------------------------
-def test_empty_yaml_is_the_recommended_setup(tmp_path: Path):
-    empty = tmp_path / "empty.yaml"
-    empty.write_text("")
-    assert load_config(empty) == load_config(ROOT / "configs" / "normal.yaml") == TrainConfig()
+def test_the_defaults_are_the_recommended_setup():
     default = TrainConfig()
     assert default.trainer == "torch" and default.bc_games == 0
+    recipe = load_config(ROOT / "configs" / "normal.yaml")
+    assert dataclasses.replace(recipe, game_options={}) == default
 
 
 def test_game_options_carry_every_rules_option_and_old_keys_still_load():
@@ -266,7 +265,10 @@ def test_dataclass_defaults_match_normal_yaml():
     normal = yaml.safe_load((ROOT / "configs" / "normal.yaml").read_text())
     defaults = dataclasses.asdict(TrainConfig())
     for key, value in normal.items():
-        assert defaults[key] == value, key
+        if key != "game_options":  # (the default: the game's default rules, normal's)
+            assert defaults[key] == value, key
+    recipe = load_config(ROOT / "configs" / "normal.yaml")
+    assert TrainConfig().game_config() == recipe.game_config()
 
 
 def test_train_takes_game_and_checks_it_against_the_config(capsys):

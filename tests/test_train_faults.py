@@ -24,6 +24,8 @@ from commoncause.agents.trained import (
     policy_from_checkpoint,
 )
 from commoncause.cli import main
+from commoncause.envs.registry import game_names, get_game
+from commoncause.train.config import TrainConfig, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "smoke.yaml"
@@ -278,3 +280,14 @@ def test_a_full_disk_at_the_start_is_one_line_and_leaves_no_run(tmp_path: Path):
     assert rc == 2 and len(err.splitlines()) == 1, err
     assert "No space left on device" in err and str(run) in err, err
     assert not run.exists()
+
+
+# --- 21: a config naming only its game plays that game's default rules --------------------
+@pytest.mark.parametrize("game", game_names())
+def test_a_config_of_only_a_game_takes_that_games_default_options(game: str, tmp_path: Path):
+    path = tmp_path / "only.yaml"
+    path.write_text(f"game: {game}\n")
+    config = load_config(path)
+    assert config.game == game
+    assert config.game_config() == get_game(game).make_config()
+    assert TrainConfig(game=game).game_config() == get_game(game).make_config()

@@ -40,9 +40,10 @@ class TrainConfig:
     # --- the game ---------------------------------------------------------------
     game: str = "common_cause"
     """The game (a registry name: ``commoncause games`` lists them)."""
-    game_options: dict = field(default_factory=lambda: {"level": "normal"})
+    game_options: dict = field(default_factory=dict)
     """The game's rules options as its ``make_config`` takes them (Common Cause: level,
-    stock_size, open_hands, ace_low, max_open_starts, early_loss, signal_rule)."""
+    stock_size, open_hands, ace_low, max_open_starts, early_loss, signal_rule); those not
+    given are the game's defaults (none given: its default rules, Common Cause's normal)."""
     episode_options: dict = field(default_factory=dict)
     """Rules options drawn afresh for every training game, each a list of the values it
     takes, over ``game_options`` (Dummy rummy ``first_contract: [1, 2, ..., 12]``: one-hand
