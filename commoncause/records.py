@@ -11,7 +11,9 @@ puts probability 1 on its move; ``null`` for a person).
 Older records (before the game registry) have no ``game`` and keep the options as
 ``stock_size`` and ``variants`` (the config's other fields); they load as Common Cause.
 
-Records are written atomically (a temporary file in the same folder, then ``os.replace``),
+A record is checked whole before anything reads it (``check_record``: its parts and their
+types, the seats against its config), so a malformed one is a one-line ValueError naming the
+problem. Records are written atomically (a temporary file in the same folder, then ``os.replace``),
 so a crash never leaves a half-written record behind.
 """
 
@@ -24,12 +26,89 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from commoncause.envs.core.game import IllegalMoveError
 from commoncause.envs.registry import DEFAULT_GAME, get_game
 
 FORMAT = "commoncause-record-v1"
+
+
+class _Seat(BaseModel):
+    """Who plays a seat, as a record says (other keys, such as ``interface``, allowed)."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    player: Literal["human", "agent"]
+    agent: str | None = None
+    checkpoint: str | None = None
+    sha256: str | None = None
+
+
+class _Move(BaseModel):
+    """One recorded move (whether it is legal is for ``check_move``)."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    player: int
+    action: int
+    move: str
+    n: int | None = None
+    turn: int | None = None
+    seconds: float | None = None
+    probabilities: dict[str, float] | None = None
+    hint: str | None = None
+    forced: bool = False
+
+
+class _Record(BaseModel):
+    """The parts of a record every reader relies on, with their types."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    format: Literal["commoncause-record-v1"]
+    game: str = DEFAULT_GAME
+    seed: int | None = Field(default=None, ge=0)
+    config: dict[str, Any] | None = None
+    stock_size: int | None = None
+    variants: dict[str, Any] | None = None
+    deck: list[str | int]
+    seats: list[_Seat]
+    moves: list[_Move]
+
+
+def check_record(record: Any) -> None:
+    """ValueError naming the first problem (one line) unless ``record`` is a whole record of
+    this project: its format, a known game, options its config reads, a deck of that game's
+    cards, one seat description per seat of that config (an agent's with its spec), a seed
+    that is none or not negative, and moves with a player, an action and a text. Whether
+    each move is legal is checked as the record is replayed (``check_move``)."""
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        raise ValueError(f"it is not a game record of this project ({FORMAT})")
+    try:
+        _Record.model_validate(record)
+    except ValidationError as e:
+        err = e.errors()[0]
+        where = ".".join(str(x) for x in err["loc"])
+        what = "Input should be an object" if err["type"] == "model_type" else err["msg"]
+        raise ValueError(f"{where}: {what}") from None
+    if "config" in record and record["config"] is None:
+        raise ValueError("config: Input should be a valid dictionary")
+    if "config" not in record and (record.get("stock_size") is None or "variants" not in record):
+        raise ValueError("it has no 'config'")
+    try:
+        game, config = game_of(record), config_of(record)
+    except TypeError as e:  # a config's from_dict given values of the wrong kinds
+        raise ValueError(f"config: {e}") from None
+    game.deck(config).parse(record["deck"])
+    seats = game.num_seats(config)
+    if len(record["seats"]) != seats:
+        raise ValueError(
+            f"{game.title} with {config.label()} has {seats} seats, the record describes "
+            f"{len(record['seats'])}"
+        )
+    for p, seat in enumerate(record["seats"]):
+        if seat["player"] == "agent" and not seat.get("agent"):
+            raise ValueError(f"seats.{p}: an agent's seat names no agent")
 
 
 def sha256_of(path: str | Path) -> str:
@@ -165,16 +244,9 @@ def load(path: str | Path) -> dict:
         record = json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"record {path} is not readable JSON: {e}") from None
-    if not isinstance(record, dict) or record.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a game record of this project ({FORMAT})")
-    options = ("config",) if "config" in record else ("stock_size", "variants")
-    for key in ("deck", *options, "seats", "moves"):
-        if key not in record:
-            raise ValueError(f"record {path} has no {key!r}")
     try:
-        game_of(record)
-        config_of(record)
-    except (ValueError, TypeError) as e:
+        check_record(record)
+    except ValueError as e:
         raise ValueError(f"record {path}: {e}") from None
     return record
 
