@@ -262,6 +262,27 @@ def test_replay_upload_refuses_broken_records(client):
     assert r.status_code == 400 and "bad record" in r.json()["error"]
 
 
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"seats": "xx"}, "seats: Input should be a valid list"),
+        ({"seats": [1, 2]}, "seats.0: Input should be an object"),
+        ({"seats": [{"player": "human"}]}, "has 2 seats, the record describes 1"),
+        ({"seed": -3}, "seed"),
+        ({"moves": [{"player": 0, "action": 1, "move": "x", "probabilities": 1}]}, "probab"),
+        ({"moves": [{"player": 0, "action": 99999, "move": "fly"}]}, "record move 1"),
+    ],
+)
+def test_replay_upload_names_what_is_wrong(client, change, words):
+    made = new_game(client, seed=9)
+    end = play_out(client, made["id"], {0: made["token"]}, random.Random(9))
+    record = client.get(f"/api/games/{made['id']}/record").json()
+    assert end["over"] and client.post("/api/replay", json=record).status_code == 200
+    r = client.post("/api/replay", json={**record, **change})
+    assert r.status_code == 400, r.text
+    assert r.json()["error"].startswith("bad record: ") and words in r.json()["error"]
+
+
 def test_trained_partner(client):
     choices = [p["value"] for p in client.get("/api/meta").json()["games"][0]["partners"]]
     if "trained" not in choices:

@@ -723,16 +723,12 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
     @app.post("/api/replay")
     def replay_upload(record: dict, move: int = 0, seat: int | None = None) -> dict:
         """The table after ``move`` moves of any record (the JSON of a game record)."""
-        if not isinstance(record, dict) or record.get("format") != records.FORMAT:
-            raise ApiError(400, f"not a game record of this project ({records.FORMAT})")
         try:
-            for key in ("deck", "seats", "moves"):
-                if key not in record:
-                    raise ValueError(f"the record has no {key!r}")
+            records.check_record(record)
             PlaySession.from_record(record)  # checks every move
-            return replay_frame(record, move, seat, public=True)
-        except (ValueError, KeyError, TypeError, IndexError) as e:
+        except ValueError as e:
             raise ApiError(400, f"bad record: {e}"[:400]) from None
+        return replay_frame(record, move, seat, public=True)
 
     return BodyLimit(app)  # type: ignore[return-value]
 
