@@ -291,3 +291,36 @@ def test_a_config_of_only_a_game_takes_that_games_default_options(game: str, tmp
     assert config.game == game
     assert config.game_config() == get_game(game).make_config()
     assert TrainConfig(game=game).game_config() == get_game(game).make_config()
+
+
+# --- 25: configs that say nothing, are not text, or contradict themselves -----------------
+def test_an_empty_config_is_refused(tmp_path: Path, capsys, monkeypatch):
+    """An empty file (or comments only) is a config not written yet, not "train Common
+    Cause for ten million steps"."""
+    monkeypatch.chdir(tmp_path)
+    for text in ("", "# only a comment\n"):
+        empty = tmp_path / "empty.yaml"
+        empty.write_text(text)
+        with pytest.raises(ValueError, match=f"config file {re.escape(str(empty))} is empty"):
+            load_config(empty)
+        assert main(["train", "--config", str(empty)]) == 2
+        assert "is empty" in _one_line(capsys)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_binary_config_is_named(tmp_path: Path, capsys):
+    binary = tmp_path / "weights.yaml"
+    shutil.copy(DEFAULT_CHECKPOINT, binary)
+    assert main(["train", "--config", str(binary)]) == 2
+    err = _one_line(capsys)
+    assert str(binary) in err and "not a text" in err, err
+
+
+def test_contradicting_rules_flags_are_refused_naming_both(capsys):
+    argv = ["eval", "--team", "baseline,baseline", "--games", "2"]
+    for flags in (["--three-starts", "--max-open-starts", "2"],
+                  ["--max-open-starts", "2", "--three-starts"]):  # fmt: skip
+        assert main(argv + flags) == 2
+        err = _one_line(capsys)
+        assert "--three-starts" in err and "--max-open-starts 2" in err, err
+    assert main(argv + ["--three-starts", "--max-open-starts", "3"]) == 0  # (the same rule)

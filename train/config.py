@@ -437,11 +437,16 @@ def load_config(path: str | Path) -> TrainConfig:
     if not path.is_file():
         raise ValueError(f"config file {path} not found")
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml.safe_load(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError(f"config file {path} is not a text (YAML) file") from None
     except yaml.YAMLError as e:
         raise ValueError(f"config file {path} is not valid YAML: {_yaml_problem(e)}") from None
-    if data is None:  # an empty file: the defaults, which are configs/normal.yaml's setup
-        data = {}
+    if data is None:  # (not the defaults: an empty file is a config not written yet)
+        raise ValueError(
+            f"config file {path} is empty: give at least its game (configs/normal.yaml is "
+            "the recommended setup)"
+        )
     if not isinstance(data, dict):
         raise ValueError(f"config file {path} must be a mapping of keys to values")
     return config_from_dict(data)
