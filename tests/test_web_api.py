@@ -138,6 +138,15 @@ def test_tokens_and_ids(client):
     assert client.get(f"{url}/record").status_code == 401  # unfinished: a seat's own only
 
 
+def test_ids_and_partner_names_are_matched_whole(client):
+    """A trailing newline makes neither an id nor a partner name (``fullmatch``, not ``$``)."""
+    made = new_game(client, seed=4)
+    r = client.get(f"/api/games/{made['id']}%0A", headers=auth(made["token"]))
+    assert r.status_code == 404 and "ids are 16 hex digits" in r.json()["error"]
+    r = client.post("/api/games", json={"partner": "baseline\n"})
+    assert r.status_code == 400 and "unknown partner 'baseline\\n'" in r.json()["error"]
+
+
 @pytest.mark.parametrize(
     "body, status, words",
     [

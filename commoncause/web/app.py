@@ -52,8 +52,8 @@ MAX_IN_MEMORY = 256
 """Unfinished games kept in memory; older ones are reloaded from their records."""
 PERSON = ("person", HUMAN)
 """Partner names that mean a second person plays that seat (with its own token)."""
-ID_PATTERN = re.compile(r"^[0-9a-f]{16}$")
-BASELINE_SPEC = re.compile(r"^baseline(:[A-Za-z0-9_=.,-]{1,60})?$")
+ID_PATTERN = re.compile(r"[0-9a-f]{16}")
+BASELINE_SPEC = re.compile(r"baseline(:[A-Za-z0-9_=.,-]{1,60})?")
 
 
 class ApiError(Exception):
@@ -159,7 +159,7 @@ def agent_spec(value: str, game_name: str, config: Any = None) -> str:
     """The agent spec for ``make_player`` from a request's partner value (never a path the
     request wrote: checkpoints come from ``checkpoint_choices``); a 400 listing the choices
     for ``config`` otherwise."""
-    if value in ("trained", "random") or BASELINE_SPEC.match(value):
+    if value in ("trained", "random") or BASELINE_SPEC.fullmatch(value):
         return value
     if value == "search" and offers_search(get_game(game_name)):  # its default options only
         return value
@@ -240,7 +240,7 @@ class Store:
 
     def get(self, game_id: str) -> WebGame:
         """The game by id: from memory, else loaded from its record (404 if none)."""
-        if not ID_PATTERN.match(game_id):
+        if not ID_PATTERN.fullmatch(game_id):
             raise ApiError(404, f"no game {game_id[:40]!r} (ids are 16 hex digits)")
         with self.lock:
             game = self.games.get(game_id)
