@@ -157,7 +157,7 @@ def add_game_arguments(p: argparse.ArgumentParser, game_name: str | None = None)
                            help=help_text)  # fmt: skip
     p.set_defaults(game_fields=tuple(added))
     for alias, (field_name, value) in getattr(config_type, "CLI_ALIASES", {}).items():
-        p.add_argument(_flag(alias), action="store_const", const=value, dest=field_name,
+        p.add_argument(_flag(alias), action="store_const", const=value, dest=f"alias_{alias}",
                        help=f"same as {_flag(field_name)} {value}")  # fmt: skip
 
 
@@ -172,6 +172,14 @@ def game_options(args: argparse.Namespace) -> dict[str, Any]:
     }
     if getattr(args, "level", None) is not None:
         options["level"] = args.level
+    for alias, (name, value) in getattr(game.config_type, "CLI_ALIASES", {}).items():
+        declared = flags is None or name in flags
+        if getattr(args, f"alias_{alias}", None) is None or not declared:
+            continue
+        if options.get(name, value) != value:  # (--three-starts --max-open-starts 2)
+            raise ValueError(f"{_flag(alias)} means {_flag(name)} {value}, which contradicts "
+                             f"{_flag(name)} {options[name]}: give one")  # fmt: skip
+        options[name] = value
     return options
 
 
