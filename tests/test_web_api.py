@@ -117,6 +117,8 @@ def test_illegal_and_unreadable_moves_leave_the_game_unchanged(client):
         assert body["error"] and body["legal"] == [m["text"] for m in before["legal"]]
     assert client.get(url, headers=h).json() == before
     assert client.post(f"{url}/moves", json={"mv": "x"}, headers=h).status_code == 422
+    r = client.post(f"{url}/moves", json={"move": 1}, headers=h)  # a number is no move text
+    assert r.status_code == 422 and "move" in r.json()["error"]
     r = client.post(
         f"{url}/moves", content=b"{not json", headers={**h, "Content-Type": "application/json"}
     )
@@ -160,6 +162,14 @@ def test_ids_and_partner_names_are_matched_whole(client):
         ({"seed": -1}, 422, "seed"),
         ({"colour": "red"}, 422, "colour"),
         ({"deck": ["AS"] * 54}, 400, "deck"),
+        # wrong JSON types are refused, never coerced
+        ({"seed": True}, 422, "seed"),
+        ({"seed": 7.0}, 422, "seed"),
+        ({"seat": "1"}, 422, "seat"),
+        ({"game": "dummy_rummy", "options": {"num_players": 3.0}}, 422, "num_players"),
+        ({"level": 3}, 422, "level"),
+        ({"partner": 5}, 422, "partner"),
+        ({"deck": [1.0] * 54}, 422, "deck"),
     ],
 )
 def test_bad_new_games(client, body, status, words):

@@ -69,10 +69,15 @@ class ApiError(Exception):
 # ------------------------------------------------------------------------ requests
 
 
+STRICT = ConfigDict(extra="forbid", strict=True)
+"""Request bodies: no unknown field, and each field of its own JSON type (``true`` is no
+seed, ``3.0`` no player count, ``"1"`` no seat: a 422, never a silent coercion)."""
+
+
 class GameOptions(BaseModel):
     """``POST /api/partners``: a game and its options."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
     game: str = DEFAULT_GAME
     level: str | None = Field(default=None, max_length=40)
     options: dict[str, bool | int | str] = Field(default_factory=dict)
@@ -91,7 +96,7 @@ class NewGame(GameOptions):
 class NewMove(BaseModel):
     """``POST /api/games/{id}/moves``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
     move: str = Field(max_length=200)
 
 
