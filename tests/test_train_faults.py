@@ -324,3 +324,33 @@ def test_contradicting_rules_flags_are_refused_naming_both(capsys):
         err = _one_line(capsys)
         assert "--three-starts" in err and "--max-open-starts 2" in err, err
     assert main(argv + ["--three-starts", "--max-open-starts", "3"]) == 0  # (the same rule)
+
+
+# --- 23: last.pt holds every evaluation as soon as it is made -----------------------------
+@pytest.mark.parametrize("base", ["smoke.yaml", "smoke_dummy.yaml"])
+def test_last_pt_holds_each_evaluation_once_it_is_made(base: str, tmp_path: Path, monkeypatch):
+    """A run killed (kill -9) right after an evaluation resumes with it in its history and
+    curve: last.pt is saved after the evaluation is recorded, best or not, team game or
+    competitive."""
+    from commoncause.train.trainer import Trainer
+
+    seen: list[tuple[list, list]] = []
+    evaluate_now = Trainer.evaluate_now
+
+    def evaluate_and_look(self, games: int, workers: int = 2):
+        entry = evaluate_now(self, games, workers)
+        saved = load_checkpoint(self.checkpoints / "last.pt")["evaluations"]
+        seen.append((saved, list(self.state.evaluations)))
+        return entry
+
+    monkeypatch.setattr(Trainer, "evaluate_now", evaluate_and_look)
+    data = yaml.safe_load((ROOT / "configs" / base).read_text()) | dict(
+        out_dir=str(tmp_path / "runs"), trainer="torch", rollout_workers=1, bc_games=0,
+        total_steps=256, n_envs=1, eval_interval=128, checkpoint_interval=10_000,
+        eval_games=4, final_eval_games=4)  # fmt: skip
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump(data))
+    assert main(["train", "--config", str(config), "--run-name", "e"]) == 0
+    assert len(seen) == 3  # steps 0, 128 and 256
+    for saved, recorded in seen:
+        assert saved == recorded

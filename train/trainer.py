@@ -303,8 +303,7 @@ class Trainer:
         if report.win_rate > self.state.best_win_rate:
             self.state.best_win_rate = report.win_rate
             self.save(self.checkpoints / "best.pt")
-        else:
-            self.save(self.checkpoints / "last.pt")
+        self.save(last)  # (with this evaluation: a run killed now resumes with it)
         return entry
 
     def _measure_table(self, checkpoint: Path, games: int, workers: int, seed: int) -> dict:
@@ -354,6 +353,7 @@ class Trainer:
         if len(self.state.evaluations) == 1 or entry["win_rate"] > self.state.best_win_rate:
             self.state.best_win_rate = entry["win_rate"]
             self.save(self.checkpoints / "best.pt")
+        self.save(checkpoint)  # (last.pt, with this evaluation: a run killed now resumes with it)
         return entry
 
     def final_comparison(self) -> dict:
