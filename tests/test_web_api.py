@@ -84,6 +84,21 @@ def test_pages_and_static_files(client):
         )
 
 
+def test_api_docs_work_offline(client):
+    """The interactive docs load nothing from another host: their script, style sheet and
+    icon are served by the app."""
+    page = client.get("/api/docs")
+    assert page.status_code == 200 and "SwaggerUIBundle" in page.text
+    assert not re.search(r"https?://|//cdn", page.text)
+    assets = re.findall(r"(?:src|href)=\"([^\"]+)\"", page.text)
+    assert any(a.endswith(".js") for a in assets) and any(a.endswith(".css") for a in assets)
+    for asset in assets:
+        r = client.get(asset)
+        assert r.status_code == 200 and len(r.content) > 1000, asset
+    assert "SwaggerUIBundle" in client.get(next(a for a in assets if a.endswith(".js"))).text
+    assert client.get("/api/openapi.json").json()["paths"]
+
+
 def test_create_view_move_and_record(client, tmp_path):
     made = new_game(client, seed=11, level="normal")
     game_id, token = made["id"], made["token"]

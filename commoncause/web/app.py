@@ -34,6 +34,7 @@ from typing import Any
 from fastapi import FastAPI, Header, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
+from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -468,12 +469,13 @@ def _validation_message(exc: RequestValidationError) -> str:
 
 def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
     """The app, its games recorded in ``record_dir``."""
-    app = FastAPI(
+    app = FastAPIOffline(  # the docs' Swagger UI served by the app itself, not a CDN
         title="Common Cause",
         description="Play Common Cause and its rummy family; see docs/web.md.",
         docs_url="/api/docs",
         redoc_url=None,
         openapi_url="/api/openapi.json",
+        static_url="/api/docs-static",
     )
     store = Store(Path(record_dir))
     app.state.store = store
