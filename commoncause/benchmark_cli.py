@@ -11,6 +11,7 @@ from pathlib import Path
 from commoncause.agents.benchmark import (
     BENCHMARK,
     DEFAULT_GAMES,
+    LISTEN_GAMES,
     SEED,
     ZOO,
     run_benchmark,
@@ -39,6 +40,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     add_seed_argument(p, SEED, f"deal seed ({BENCHMARK}'s published seed by default)")
     p.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    p.add_argument(
+        "--listen-games", type=int, default=LISTEN_GAMES,
+        help=f"self-play deals on which listening is measured (default {LISTEN_GAMES}; each "
+        "costs a decision per other legal discard at every listener decision)",
+    )  # fmt: skip
     p.add_argument("--json", type=Path, help="write the benchmark JSON here")
 
 
@@ -46,12 +52,14 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    if args.json is not None and args.json.is_dir():
-        raise ValueError(f"--json {args.json} is a directory")
     if args.zoo_matrix:
         return _run_matrix(args)
+    if args.listen_games < 0:
+        raise ValueError(f"--listen-games must not be negative, got {args.listen_games}")
     with progress("benchmark games", 1) as done:
-        result = run_benchmark(args.agent, args.split, args.games, args.seed, args.workers, done)
+        result = run_benchmark(
+            args.agent, args.split, args.games, args.seed, args.workers, done, args.listen_games
+        )
     table = Table(title=f"{BENCHMARK}: {args.agent}, seed {result['seed']}, "
                   f"{result['games']:,} deals per pairing and seat")  # fmt: skip
     for column in ("partner", "split", "win rate", "95% interval", "games"):
