@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from .options import add_game_arguments, game_and_config, game_options, seed_type
-from .screen import god_screen, move_menu, seat_screen, title
+from .screen import god_screen, hand_end_lines, move_menu, seat_names, seat_screen, title
 from .session import (  # noqa: F401 (BadInput and resolve_input: the play API of old)
     HUMAN,
     BadInput,
@@ -86,6 +86,7 @@ class Terminal:
         s = self.session
         seat = s.current if s.person_to_move else self.seat
         data = s.screen(seat)
+        data["hand_end"] = None  # shown when the hand ended (``hand_over``)
         self.seen = len(s.moves)
         self.console.rule(title(data))
         if seat is None:
@@ -149,11 +150,13 @@ class Terminal:
                     if self.seat is None:
                         p = move.seat
                         self.say(f"player_{p} ({s.player_name(p)}): {move.seen_by(None)}")
+                    if self.hand_over(move, input_fn):
+                        continue
+                elif self.human_move(input_fn):
                     continue
-                if not self.human_move(input_fn):
-                    s.save()
-                    self.say(f"Game saved. Continue it with: {self.resume_line()}")
-                    return 0
+                s.save()
+                self.say(f"Game saved. Continue it with: {self.resume_line()}")
+                return 0
         except KeyboardInterrupt:
             s.save()
             self.say(f"\nInterrupted. Game saved; continue with: {self.resume_line()}")
@@ -161,6 +164,30 @@ class Terminal:
         self.show_board()
         self.summary()
         return 0
+
+    def hand_over(self, move: Move, input_fn) -> bool:
+        """After a move that ended a hand: who went out, every seat's cards left and points;
+        then, where a person plays and the game goes on, a pause before the next hand. False
+        if the person quits there."""
+        s = self.session
+        if move.hand_end is None:
+            return True
+        data = s.screen(self.seat)
+        names = (
+            seat_names(data)
+            if self.seat is not None
+            else {p: f"{data['seats'][p]} ({data['players'][p]})" for p in range(s.num_seats)}
+        )
+        self.console.rule("End of the hand")
+        for line in hand_end_lines(move.hand_end, names):
+            self.console.print(line, highlight=False)
+        if self.seat is None or s.is_over:
+            return True
+        try:
+            answer = input_fn("Enter: the next hand (q: quit) ")
+        except EOFError:
+            return False
+        return answer.strip().lower() not in ("q", "quit")
 
     def human_move(self, input_fn) -> bool:
         """Ask the person for one move and play it; False if they quit."""
@@ -171,7 +198,7 @@ class Terminal:
                 self.show_board()  # what the others did since: no turn of theirs unseen
             move = s.play(menu[0][0], 0.0, None, forced=True)
             self.say(f"Only one move is possible: {move.seen_by(move.seat)} - played for you.")
-            return True
+            return self.hand_over(move, input_fn)
         texts = [t for _, t in menu]
         self.show_board()
         self.show_menu(texts)
@@ -215,7 +242,7 @@ class Terminal:
         extra = {"hint": hint} if hint else {}
         move = s.play(action, seconds, None, **extra)
         self.say(f"You play: {move.seen_by(move.seat)}")
-        return True
+        return self.hand_over(move, input_fn)
 
 
 # ------------------------------------------------------------------------ starting

@@ -21,6 +21,7 @@ __all__ = [
     "card_markup",
     "colour_text",
     "god_screen",
+    "hand_end_lines",
     "hand_markup",
     "move_menu",
     "seat_names",
@@ -139,6 +140,20 @@ def _counts(data: dict, sizes: str = "") -> str:
     return f"Turn {data['turn']}{stock}" + (f"    {sizes}" if sizes else "")
 
 
+def hand_end_lines(end: dict, names: dict[int, str]) -> list[str]:
+    """A finished hand (``SeatView.hand_ends``' entry): who went out, then every seat's
+    cards left and points (``names``: how the screen names the seats)."""
+    out = end["out"]
+    who = "nobody went out" if out is None else f"{_who(out, names)} went out"
+    lines = [f"[bold]{escape(end['title'])} is over[/]: {who}."]
+    for p, cards in enumerate(end["left"]):
+        lines.append(
+            f"  {_who(p, names)}: {hand_markup(cards) if cards else '(no cards)'}  "
+            f"({end['points'][p]:g} {escape(end['points_label'])})"
+        )
+    return lines
+
+
 def seat_screen(data: dict) -> list[str]:
     """One seat's screen as rich markup lines, from ``session.screen(seat)``."""
     seat = data["seat"]
@@ -147,7 +162,8 @@ def seat_screen(data: dict) -> list[str]:
     sizes = "    ".join(
         f"{_possessive(names[p])} hand: {_cards(data['hand_sizes'][p])}" for p in others
     )
-    lines = [_counts(data, sizes)]
+    lines = hand_end_lines(data["hand_end"], names) if data.get("hand_end") else []
+    lines.append(_counts(data, sizes))
     lines += section_lines(
         data.get("sections", []), others + [seat], lambda p: _possessive(names[p])
     )
@@ -174,7 +190,9 @@ def god_screen(data: dict, names: tuple[str, ...] | None = None) -> list[str]:
     """Every hand and the whole table (replays), from ``session.screen(None)``."""
     names = names or tuple(data["seats"])
     n = len(names)
-    lines = [_counts(data)]
+    end = data.get("hand_end")
+    lines = hand_end_lines(end, {p: names[p] for p in range(n)}) if end else []
+    lines.append(_counts(data))
     lines += section_lines(data.get("sections", []), list(range(n)), lambda p: escape(names[p]))
     lines += discard_lines(data["discards"], {p: f"p{p}" for p in range(n)})
     for p in range(n):

@@ -115,6 +115,9 @@ class Move:
     """As its own seat saw it (a stock draw names the card drawn)."""
     turn: int
     """The number of the turn it belongs to (1 for the first)."""
+    hand_end: dict | None = None
+    """The hand it ended (``SeatView.hand_ends``' entry: who went out, every seat's cards
+    left and points), if it ended one."""
 
     def seen_by(self, viewer: int | None) -> str:
         """``viewer`` None: sees everything (replays with both hands)."""
@@ -312,7 +315,8 @@ class PlaySession:
     # -- data for screens ---------------------------------------------------------------
     def screen(self, seat: int | None) -> dict:
         """Everything a screen shows to ``seat`` (None: every hand, for replays), as data
-        built from seat views only."""
+        built from seat views only; ``hand_ends``: every finished hand's scoring (public
+        once it is over), ``hand_end``: the one the latest move ended, else None."""
         n = self.num_seats
         views = [self.view(p) for p in range(n)]
         own = views[0 if seat is None else seat]
@@ -334,6 +338,8 @@ class PlaySession:
             "turns": own.turns,
             **table,
             "last_moves": [self.turn_moves(p, seat) for p in range(n)],
+            "hand_ends": own.hand_ends(),
+            "hand_end": self.moves[-1].hand_end if self.moves else None,
             "legal": [],
             "result": self.outcome() if self.is_over else None,
             "returns": list(own.returns()) if self.is_over else None,
@@ -410,9 +416,11 @@ class PlaySession:
         state, player = self.state, self.current
         text = self.game.move_text(state, action)
         before = self.view(player).table()
+        ended = len(self.view(player).hand_ends())
         turn = self.turn()
         state.apply(action)
         after = self.view(player).table()
+        ends = self.view(player).hand_ends()
         gained = list((Counter(after["hand"]) - Counter(before["hand"])).elements())
         public = private = text
         if text.startswith("draw") and len(gained) == 1:
@@ -422,6 +430,8 @@ class PlaySession:
             else:
                 private = f"{text} (drew {code})"
         move = Move(player, action, text, public, private, turn)
+        if len(ends) > ended:  # the move ended a hand: its scoring, public from now on
+            move.hand_end = ends[-1]
         self.moves.append(move)
         return move
 

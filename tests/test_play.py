@@ -537,3 +537,32 @@ def test_the_board_before_every_move_played_for_you(full_game):
             assert "Partner just played:" in segments[k - 1], segments[k - 1]
             checked += 1
     assert checked, "no move was played for the person after the partner's turn"
+
+
+def test_a_hand_ends_with_its_scoring_and_a_pause(tmp_path):
+    """Dummy rummy over two hands (issue 36, item 30): when a hand ends the terminal shows
+    who went out, every seat's cards left and points, and waits for the person before the
+    next hand is played; the replay shows the same."""
+    two = ["--num-players", "2", "--hands", "2", "--partner", "baseline"]  # (the last wins)
+    child = spawn(*dummy_args(tmp_path, *two))
+    for _ in range(400):
+        if child.expect([PROMPT, "Enter: the next hand"]) == 1:
+            break
+        child.sendline("1")
+    summary = child.before
+    assert re.search(r"Hand 1 of 2 is over: (you|player_1) went out\.", summary), summary
+    assert re.search(r"\n  you: .*\(\d+ penalty points\)", summary), summary
+    assert re.search(r"\n  player_1: .*\(\d+ penalty points\)", summary), summary
+    path = only_record(tmp_path)
+    paused_at = len(json.loads(path.read_text())["moves"])
+    with pytest.raises(pexpect.TIMEOUT):  # it waits: nothing of the next hand is played
+        child.expect(PROMPT, timeout=2)
+    assert len(json.loads(path.read_text())["moves"]) == paused_at
+    child.sendline("")
+    child.expect(PROMPT)
+    assert "Hand: 2 of 2" in child.before and "Your hand (" in child.before
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    out = run_cli("replay", str(path))
+    assert out.returncode == 0 and "Hand 1 of 2 is over: " in out.stdout, out.stderr

@@ -221,3 +221,52 @@ def test_the_real_limit_is_the_games_own():
         game = get_game(name)
         s = PlaySession.new(game.make_config(), None, 1, None, name)
         assert s.max_moves == game.max_moves
+
+
+# ------------------------------------------------------------------ hand ends
+
+
+def first_choice_until_a_hand_ends(s: PlaySession) -> tuple[dict, list[list[str]]]:
+    """Play (the person: the first listed move) until a move ends a hand; every screen on
+    the way shows no hand end. Returns that move's hand end and every hand just before."""
+    for _ in range(2000):
+        hands = [s.screen(p)["hand"] for p in range(s.num_seats)]
+        for p in range(s.num_seats):
+            assert s.screen(p)["hand_ends"] == [] and s.screen(p)["hand_end"] is None
+        if s.current in s.agents:
+            action, probs, seconds = s.agent_move()
+            move = s.play(action, seconds, probs)
+        else:
+            move = s.play(s.legal_moves()[0][0])
+        if move.hand_end is not None:
+            return move.hand_end, hands
+    raise AssertionError("no hand ended")
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "scores"),
+    [("dummy_rummy", {"hands": 2}, "hand_points"), ("open_rummy", {"rounds": 2}, "round_scores")],
+)
+def test_a_hand_end_says_who_went_out_every_hand_left_and_the_points(
+    tmp_path, game, options, scores
+):
+    """The move that ends a hand carries its scoring from the engine (issue 36, item 30):
+    who went out, every seat's cards left (public now, hidden until then) and points."""
+    from commoncause.envs.registry import get_game
+
+    config = get_game(game).make_config(num_players=2, **options)
+    s = PlaySession.new(config, ["human", "baseline"], 1, tmp_path, game)
+    end, before = first_choice_until_a_hand_ends(s)
+    mover = s.moves[-1].seat
+    assert end["title"].startswith(("Hand 1 of 2", "Round 1 of 2")) and end["points_label"]
+    assert end["points"] == getattr(s.state, scores)[0]  # the engine's own scoring
+    for p in range(2):
+        if p == end["out"]:
+            assert end["left"][p] == []
+        elif p != mover:  # the others' hands as they were (the mover's changed)
+            assert sorted(end["left"][p]) == sorted(before[p]) and end["left"][p]
+    for p in range(2):  # every seat sees it now, and the replay's frame too
+        data = s.screen(p)
+        assert data["hand_ends"] == [end] and data["hand_end"] == end
+    again = PlaySession.from_record(json.loads(s.path.read_text()))
+    assert again.moves[-1].hand_end == end and again.screen(None)["hand_end"] == end

@@ -350,3 +350,33 @@ def test_every_move_since_yours_is_listed(server, browser):
         last = v["moves_played"] + 1
         page.locator("#moves [data-move]").last.click()
     assert checked > 5 and forced, (checked, forced)
+
+
+def test_a_hand_end_is_shown_and_waits_for_the_person(server, browser):
+    """Dummy rummy over two hands (item 30): when a hand ends the page shows who went out,
+    every seat's cards left and points, and the table waits until 'Next hand'."""
+    page, errors = _form(browser, server, "dummy_rummy")
+    page.fill("#f-options [name=num_players]", "2")
+    page.fill("#f-options [name=hands]", "2")
+    page.wait_for_selector(".f-other[data-seat='1']")
+    page.select_option(".f-other[data-seat='1']", "baseline")
+    page.fill("#f-seed", "1")
+    page.click("[data-testid=start]")
+    page.wait_for_url("**/play/**")
+    box = page.locator("[data-testid=hand-end]")
+    for _ in range(400):
+        page.wait_for_function(
+            "!game.busy && (document.querySelector('#moves [data-move]:not([disabled])') ||"
+            " !document.querySelector('[data-testid=hand-end]').hidden)"
+        )
+        if box.is_visible():
+            break
+        page.locator("#moves [data-move]").first.click()
+    assert box.is_visible() and "Hand 1 of 2 is over" in box.text_content()
+    assert "went out" in box.text_content()
+    assert box.locator("tr").count() == 2 and "penalty points" in box.text_content()
+    assert not page.locator("#moves-box").is_visible() and not page.locator("#hand").is_visible()
+    page.click("[data-testid=next-hand]")
+    assert not box.is_visible() and page.locator("#hand").is_visible()
+    assert page.locator(".section:has-text('2 of 2')").count() == 1
+    assert not errors

@@ -120,8 +120,10 @@ def test_no_answer_carries_anything_hidden(tmp_path, monkeypatch, game, extra):
 
         def noting_deal(state, deck):
             if state is session.state:
-                for p in range(n):
-                    seen[p] |= places(session, p)[1]
+                spec = session.game.deck(session.config)
+                left = set(spec.codes([c for hand in state.hands for c in hand]))
+                for p in range(n):  # and every hand's cards left: the hand's scoring shows them
+                    seen[p] |= places(session, p)[1] | left
             deal(state, deck)
 
         monkeypatch.setattr(engine, "_deal", noting_deal)

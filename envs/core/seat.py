@@ -104,6 +104,15 @@ class SeatView:
         """Legal action ids in the order a move menu lists them (default: by id)."""
         return sorted(legal)
 
+    def hand_ends(self) -> list[dict[str, Any]]:
+        """Every finished hand (round) of a game played over several, as public data once
+        that hand is over (rummy scoring shows every hand's cards left then): ``{"title":
+        "Hand 1 of 3", "out": the seat that went out (None: nobody), "left": per seat the
+        codes of the cards left in its hand, "points": per seat what the hand scored,
+        "points_label": what those points are}``, taken from the engine's own scoring.
+        Default: none (a game of one hand says its result in ``outcome``)."""
+        return []
+
     def rules_text(self) -> str:
         """A short summary of the rules for people (``play``'s ``rules`` command)."""
         return ""
@@ -120,6 +129,23 @@ class SeatView:
 
     def _make_observer(self) -> Any:
         raise NotImplementedError("a game's seat view says which observer it uses")
+
+
+def hand_end(
+    title: str, out: int, left: Any, points: Any, label: str, type_of: Any
+) -> dict[str, Any]:
+    """One ``SeatView.hand_ends`` entry from an engine's record of a finished hand: ``out``
+    the seat that went out (-1: nobody), ``left`` per seat the physical cards left in its
+    hand, ``type_of`` a physical id's card type (the codes sorted by suit and rank)."""
+    from .cards import card_code, sort_key
+
+    return {
+        "title": title,
+        "out": None if out < 0 else out,
+        "left": [[card_code(t) for t in sorted(map(type_of, hand), key=sort_key)] for hand in left],
+        "points": list(points),
+        "points_label": label,
+    }
 
 
 class PileSeatView(SeatView):

@@ -10,7 +10,8 @@ const CARD_RE = /^(10|[2-9AJQK])([CDHS])(\(.*\))?$|^JK(\(.*\))?$/;
 
 let meta = null;
 let form = { partners: null, note: null, asked: 0 };
-let game = { id: null, token: null, view: null, sort: "game", poll: null, busy: false, pollError: false, since: null };
+let game = { id: null, token: null, view: null, sort: "game", poll: null, busy: false, pollError: false, since: null,
+  handsSeen: null };
 let replay = { id: null, record: null, move: 0, total: 0, seat: "" };
 
 // ------------------------------------------------------------------ helpers
@@ -337,6 +338,35 @@ function drawSince(v) {
     h.seat === v.seat ? el("span", { class: "small", text: " (the only move: played for you)" }) : null)));
 }
 
+// One finished hand (SeatView.hand_ends): who went out, each seat's cards left and points.
+function handEndNodes(v, end) {
+  const out = end.out === null || end.out === undefined ? "nobody went out" : `${seatName(v, end.out)} went out`;
+  return [el("div", { class: "hand-end-title", text: `${end.title} is over: ${out}.` }),
+    el("table", { class: "hand-end-seats" }, ...end.left.map((cards, p) => el("tr", { "data-seat": p },
+      el("td", { text: seatName(v, p) }),
+      el("td", {}, cards.length ? el("span", { class: "cards" }, ...cards.map((c) => card(c, { small: true }))) : "(no cards)"),
+      el("td", { text: `${end.points[p]} ${end.points_label}` }))))];
+}
+
+// The hands finished since the person last looked (who went out, every seat's cards left
+// and points): the table waits behind them until the person goes on to the next hand.
+function drawHandEnds(v) {
+  const ends = v.hand_ends || [];
+  if (game.handsSeen === null) game.handsSeen = ends.length;  // opened again: seen before
+  const fresh = ends.slice(game.handsSeen);
+  const box = $("hand-end");
+  box.hidden = !fresh.length;
+  $("game").classList.toggle("paused", !!fresh.length && !v.over);
+  if (!fresh.length) { box.replaceChildren(); return false; }
+  const parts = fresh.flatMap((end) => handEndNodes(v, end));
+  if (!v.over) {
+    parts.push(el("button", { type: "button", id: "next-hand", "data-testid": "next-hand",
+      onclick: () => { game.handsSeen = ends.length; render(game.view); } }, "Next hand"));
+  }
+  box.replaceChildren(...parts);
+  return !v.over;
+}
+
 function statusText(v) {
   const bits = [`${v.title} (${v.label})`, `turn ${v.turn}`];
   if (v.stock !== null && v.stock !== undefined) bits.push(`stock ${v.stock}`);
@@ -358,10 +388,11 @@ function render(v) {
   drawDiscards(v, $("discards"));
   drawSections(v, $("sections"));
   drawHand(v);
+  const paused = drawHandEnds(v);
   const moves = $("moves");
   moves.replaceChildren(...(v.legal || []).map((m) =>
     el("button", { type: "button", class: "move", "data-move": m.text, title: `move ${m.n}`, onclick: () => play(m.text) }, cardText(m.text))));
-  $("moves-box").hidden = v.over;
+  $("moves-box").hidden = v.over || paused;
   $("hint-btn").disabled = !v.your_turn;  // a hint is for the seat to move
   $("moves-label").textContent = v.your_turn ? "Your moves (click one)" : (v.over ? "" : `Waiting for ${seatName(v, v.current)}…`);
   const mine = (v.last_moves[v.seat] || []).join("; ");
@@ -428,6 +459,7 @@ async function openGame(id, token, view) {
   game.id = id;
   game.token = token;
   game.since = view ? 0 : null;  // a game just made: every move so far is new
+  game.handsSeen = view ? 0 : null;
   $("start").hidden = true;
   $("replay").hidden = true;
   $("game").hidden = false;
@@ -481,6 +513,7 @@ function drawReplay(f) {
   const discards = el("div", { class: "discards" });
   drawDiscards(v, discards);
   const parts = [el("div", { class: "status", text: statusText(Object.assign({}, v, { your_turn: false })) }), hands];
+  if (v.hand_end) parts.unshift(el("div", { class: "end", "data-testid": "replay-hand-end" }, ...handEndNodes(vv, v.hand_end)));
   if (!showAll) parts.push(el("div", { class: "label", text: "Hand of " + v.seats[v.seat] }),
     el("div", { class: "hand" }, ...(v.hand || []).map((c) => card(c))));
   parts.push(el("div", { class: "label", text: `Discards · stock ${v.stock ?? "—"}` }), discards, sections);
