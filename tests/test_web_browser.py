@@ -380,3 +380,28 @@ def test_a_hand_end_is_shown_and_waits_for_the_person(server, browser):
     assert not box.is_visible() and page.locator("#hand").is_visible()
     assert page.locator(".section:has-text('2 of 2')").count() == 1
     assert not errors
+
+
+def test_the_replay_shows_each_hand_end(server, browser):
+    """The replay page shows a hand's scoring at the move that ended it (item 30)."""
+    page = browser.new_page()
+    body = {"game": "dummy_rummy", "options": {"num_players": 2, "hands": 2},
+            "partner": "baseline", "seed": 2}  # fmt: skip
+    made = page.request.post(server + "/api/games", data=body).json()
+    url, headers = f"{server}/api/games/{made['id']}", {"Authorization": f"Bearer {made['token']}"}
+    view = made["view"]
+    while not view["over"]:
+        move = {"move": view["legal"][0]["text"]}
+        view = page.request.post(url + "/moves", data=move, headers=headers).json()
+    ends = [k for k in range(1, view["moves_played"] + 1)
+            if page.request.get(f"{url}/replay?move={k}").json()["screen"]["hand_end"]]  # fmt: skip
+    assert len(ends) == 2
+    page.goto(f"{server}/replay/{made['id']}")
+    page.wait_for_selector("[data-testid=replay-pos]:has-text('move 0')")
+    page.evaluate(f"replayStep({ends[0]})")
+    box = page.locator("[data-testid=replay-hand-end]")
+    box.wait_for()
+    assert "Hand 1 of 2 is over" in box.text_content() and box.locator("tr").count() == 2
+    page.evaluate(f"replayStep({ends[0] + 1})")
+    page.wait_for_selector(f"[data-testid=replay-pos]:has-text('move {ends[0] + 1} of')")
+    assert not box.count()
