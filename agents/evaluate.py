@@ -15,8 +15,11 @@ only the main process handles (it cancels what is queued and shuts the pool down
 
 from __future__ import annotations
 
+import ctypes
 import math
+import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
@@ -186,7 +189,22 @@ _agents: dict[tuple[str, str, int], Agent] = {}
 """(game, member, seat) -> agent, per process."""
 
 
-def _init_worker() -> None:
+PR_SET_PDEATHSIG = 1
+"""Linux ``prctl`` option: the signal a process gets when its parent dies."""
+
+
+def die_with_parent(parent: int) -> None:
+    """In a worker process: have the kernel kill it when its parent dies, however it died
+    (``kill -9``, the OOM killer: no chance to stop its workers), on Linux; exit now if the
+    parent is already gone."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # (it died before the line above)
+        os._exit(0)
+
+
+def _init_worker(parent: int) -> None:
+    die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's business
     _agents.clear()
 
@@ -229,7 +247,8 @@ def _run_job(job: Job) -> Any:
 
 def worker_pool(workers: int) -> ProcessPoolExecutor:
     """A pool to share between several ``evaluate`` / ``run_jobs`` calls (``pool=``)."""
-    return ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
+    return ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
+                               initargs=(os.getpid(),))  # fmt: skip
 
 
 def run_jobs(

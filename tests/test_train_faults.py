@@ -60,10 +60,15 @@ def _shm_of(pid: int) -> list[str]:
     return [name for name in os.listdir("/dev/shm") if f"_{pid}_" in name]
 
 
-def test_a_sigkilled_trainer_leaves_no_rollout_worker_behind(tmp_path: Path):
+@pytest.mark.parametrize("phase", ["rollout", "evaluation"])
+def test_a_sigkilled_trainer_leaves_no_worker_behind(tmp_path: Path, phase: str):
+    """``kill -9`` of a trainer in its rollouts (its forked rollout worker) or in an
+    evaluation (its pool's workers): every worker is gone within seconds, and no shared
+    memory of it is left."""
+    rollout = phase == "rollout"
     config = smoke_config(tmp_path, trainer="torch", rollout_workers=2, bc_games=0,
                           total_steps=10**8, eval_interval=10**8, checkpoint_interval=10**8,
-                          eval_games=4)  # fmt: skip
+                          eval_games=4 if rollout else 100_000)  # fmt: skip
     log = (tmp_path / "out.txt").open("w")
     trainer = subprocess.Popen(
         [sys.executable, "-u", "-m", "commoncause.cli", "train", "--config", str(config),
@@ -75,13 +80,14 @@ def test_a_sigkilled_trainer_leaves_no_rollout_worker_behind(tmp_path: Path):
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and trainer.poll() is None:
             # the rollout worker is forked after the first evaluation (its pool is gone then)
-            if "eval win rate" in (tmp_path / "out.txt").read_text():
+            evaluated = "eval win rate" in (tmp_path / "out.txt").read_text()
+            if evaluated == rollout:
                 workers = {p for p in _children(trainer.pid) if _alive(p)}
-                if workers:
+                if len(workers) == (1 if rollout else 2):
                     break
             time.sleep(0.2)
         assert workers, (tmp_path / "out.txt").read_text()
-        time.sleep(1.0)  # into the rollouts
+        time.sleep(1.0)  # into the rollouts, or the evaluation's games
         trainer.send_signal(signal.SIGKILL)
         trainer.wait(timeout=10)
         deadline = time.monotonic() + 5
@@ -90,7 +96,7 @@ def test_a_sigkilled_trainer_leaves_no_rollout_worker_behind(tmp_path: Path):
         left = [p for p in workers if _alive(p)]
         for p in left:  # (not to leave them to the machine while the test fails)
             os.kill(p, signal.SIGKILL)
-        assert not left, f"rollout workers {left} outlived their trainer"
+        assert not left, f"workers {left} outlived their trainer"
         assert not _shm_of(trainer.pid)
     finally:
         if trainer.poll() is None:

@@ -64,11 +64,8 @@ evaluations, checkpoints) is called after every vectorised step and every rollou
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import multiprocessing as mp
 import os
-import signal
-import sys
 import time
 import traceback
 from functools import partial
@@ -78,6 +75,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from commoncause.agents.evaluate import die_with_parent
 from commoncause.agents.networks import action_logits
 from commoncause.agents.trained import ILLEGAL_LOGIT, build_policy
 
@@ -683,27 +681,14 @@ class TorchPPO:
         return stats
 
 
-PR_SET_PDEATHSIG = 1
-"""Linux ``prctl`` option: the signal a process gets when its parent dies."""
-
-
-def _die_with_parent(parent: int) -> None:
-    """Have the kernel kill this process when its parent dies, however it died (``kill
-    -9``, the OOM killer: no chance to say goodbye), on Linux; exit now if it is gone."""
-    if sys.platform.startswith("linux"):
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:  # (it died before the line above)
-        os._exit(0)
-
-
 def _rollout_worker(
     model: TorchPPO, index: int, seed: int, connection, parent_end, parent: int
 ) -> None:
     """A forked rollout process: on each "collect", the rollout of its slice of the envs;
     answers ``(events, env_seconds)`` or ``("error", traceback)``. It closes its copies of
     the learner's ends of the pipes (its own and earlier workers'), so that the learner's
-    end going away reads as EOF here, and dies with the learner (``_die_with_parent``)."""
-    _die_with_parent(parent)
+    end going away reads as EOF here, and dies with the learner (``die_with_parent``)."""
+    die_with_parent(parent)
     parent_end.close()
     for _, other in model.workers:
         other.close()
