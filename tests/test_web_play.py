@@ -15,6 +15,7 @@ with warnings.catch_warnings():  # starlette's note about httpx2
     from fastapi.testclient import TestClient
 
 from commoncause.agents.trained import shipped_checkpoint  # noqa: E402
+from commoncause.envs.open_rummy.actions import MAX_SEATS  # noqa: E402
 from commoncause.envs.registry import get_game  # noqa: E402
 from commoncause.web import app as web  # noqa: E402
 
@@ -33,17 +34,16 @@ def shipped(game: str, options: dict) -> bool:
 
 
 DEFAULTS = [
-    ("dummy_rummy", {"num_players": 2}),
+    *[("dummy_rummy", {"num_players": n}) for n in (2, 3, 4)],
     ("dummy_rummy", {"num_players": 2, "hands": 1}),
-    ("dummy_rummy", {"num_players": 3}),
     ("dummy_rummy", {"hands": 1}),
     ("dummy_rummy", {}),
-    ("open_rummy", {"num_players": 2}),
-    ("open_rummy", {"num_players": 3}),
+    *[("open_rummy", {"num_players": n}) for n in range(2, MAX_SEATS + 1)],
     ("open_rummy", {}),
     ("common_cause", {}),
     ("common_cause", {"open_hands": True}),
 ]
+"""Every player count of each game, and their defaults."""
 
 
 @pytest.mark.parametrize(("game", "options"), DEFAULTS)
