@@ -360,3 +360,17 @@ def test_last_pt_holds_each_evaluation_once_it_is_made(base: str, tmp_path: Path
     assert len(seen) == 3  # steps 0, 128 and 256
     for saved, recorded in seen:
         assert saved == recorded
+
+
+def test_a_full_disk_during_an_export_is_one_line_and_leaves_no_tmp(
+    tmp_path: Path, capsys, monkeypatch
+):
+    def save(obj, f, *args, **kwargs):
+        Path(f).write_bytes(b"PK" * 100)  # part of it, then torch's own error
+        raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 4544")
+
+    monkeypatch.setattr(torch, "save", save)
+    out = tmp_path / "out"
+    assert main(["export", str(DEFAULT_CHECKPOINT), "--out", str(out)]) == 2
+    assert "cannot save checkpoint" in _one_line(capsys)
+    assert not list(out.glob("*"))

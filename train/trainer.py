@@ -194,7 +194,6 @@ class Trainer:
 
     def save(self, path: Path) -> Path:
         """Write a checkpoint and its model card atomically."""
-        import torch
 
         self._tick()
         model, cfg = self.model, self.config
@@ -219,14 +218,7 @@ class Trainer:
             "seconds": self.state.seconds,
         }
         data["digest"] = weights_digest(data)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        try:
-            torch.save(data, tmp)
-            os.replace(tmp, path)
-        except (OSError, RuntimeError) as e:  # (a full disk: torch raises a RuntimeError)
-            tmp.unlink(missing_ok=True)
-            raise OSError(f"cannot save checkpoint {path}: {write_failure(e, path)}") from None
+        save_atomically(data, path)
         write_card(path.with_suffix(".json"), self.model_card(int(model.num_timesteps)))
         return path
 
@@ -494,6 +486,21 @@ def write_failure(error: Exception, path: Path) -> str:
         return error.strerror
     free = shutil.disk_usage(path.parent).free
     return f"the write failed with {free / 2**20:.1f} MiB free on its disk"
+
+
+def save_atomically(data: dict, path: Path) -> None:
+    """``torch.save`` to ``path`` through a ``.tmp`` beside it: a failed write (a full disk)
+    leaves the old file and no ``.tmp``, and is a one-line OSError naming the file."""
+    import torch
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    try:
+        torch.save(data, tmp)
+        os.replace(tmp, path)
+    except (OSError, RuntimeError) as e:  # (a full disk: torch raises a RuntimeError)
+        tmp.unlink(missing_ok=True)
+        raise OSError(f"cannot save checkpoint {path}: {write_failure(e, path)}") from None
 
 
 def write_card(path: Path, card: dict) -> None:
