@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from commoncause import ROOT
 from commoncause.envs.core.game import IllegalMoveError
 from commoncause.envs.registry import DEFAULT_GAME, get_game
 
@@ -117,6 +118,32 @@ def sha256_of(path: str | Path) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def shown_path(text: str) -> str:
+    """A path as a shared record or a message shows it: relative to the project when inside
+    it (``checkpoints/normal/best.pt``), else just its file name; any other text as it is."""
+    path = Path(text)
+    if not path.is_absolute():
+        return text
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else path.name
+
+
+def shareable(record: dict) -> dict:
+    """``record`` with its seats' agents and checkpoints as ``shown_path`` names them (their
+    sha256 say which files they are): no server folder in a record that leaves it."""
+
+    def seat(info: dict) -> dict:
+        out = dict(info)
+        for key in ("agent", "checkpoint"):
+            if isinstance(out.get(key), str):
+                out[key] = shown_path(out[key])
+        return out
+
+    out = {**record, "seats": [seat(info) for info in record["seats"]]}
+    if isinstance(record.get("partner"), dict):
+        out["partner"] = seat(record["partner"])
+    return out
 
 
 def _now() -> str:

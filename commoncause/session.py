@@ -283,7 +283,8 @@ class PlaySession:
             return HUMAN
         from commoncause.agents.trained import member_label
 
-        return member_label(str(seat.get("agent", "agent")), self.game.name, self.config)
+        label = member_label(str(seat.get("agent", "agent")), self.game.name, self.config)
+        return records.shown_path(label)  # a checkpoint as the project names it
 
     def view(self, seat: int):
         return self.game.seat_view(self.state, seat)

@@ -4,6 +4,7 @@ carries anything hidden is tests/test_web_leak.py's)."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import warnings
@@ -324,3 +325,34 @@ def test_trained_partner(client):
     made = new_game(client, partner="trained", seed=13)
     end = play_out(client, made["id"], {0: made["token"]}, random.Random(13))
     assert end["over"] and end["players"][1] == "trained"
+
+
+@pytest.mark.parametrize("partner", ["trained", "checkpoints/normal_seed11"])
+def test_no_answer_shows_a_server_path(client, tmp_path, partner):
+    """Checkpoints are shown as the project names them (``checkpoints/<name>/best.pt``) with
+    their sha256, in views, records and replays; error messages name no server folder."""
+    choices = [p["value"] for p in client.get("/api/meta").json()["games"][0]["partners"]]
+    if partner not in choices:
+        pytest.skip(f"{partner} is not shipped")
+    made = new_game(client, partner=partner, seed=13)
+    url, h = f"/api/games/{made['id']}", auth(made["token"])
+    answers = [client.get(url, headers=h), client.get(f"{url}/record", headers=h)]
+    answers.append(client.get(f"{url}/replay?move=1", headers=h))
+    play_out(client, made["id"], {0: made["token"]}, random.Random(13))
+    answers += [client.get(url, headers=h), client.get(f"{url}/replay?move=1")]
+    record = client.get(f"{url}/record").json()
+    name = "normal" if partner == "trained" else partner.split("/")[1]
+    shipped = web.ROOT / "checkpoints" / name / "best.pt"
+    assert record["seats"][1]["checkpoint"] == f"checkpoints/{name}/best.pt"
+    assert record["seats"][1]["sha256"] == records.sha256_of(shipped)
+    assert record["partner"]["checkpoint"] == f"checkpoints/{name}/best.pt"
+    for r in answers:
+        assert r.status_code == 200 and str(web.ROOT) not in r.text, r.text[:300]
+    assert str(web.ROOT) not in json.dumps(record)
+    # a record broken on disk: the message names the game's record, not the server's folder
+    broken = new_game(client, seed=14)
+    (tmp_path / f"{broken['id']}.json").write_text("{not json")
+    fresh = TestClient(web.create_app(tmp_path))
+    r = fresh.get(f"/api/games/{broken['id']}", headers=auth(broken["token"]))
+    assert r.status_code == 409 and f"{broken['id']}.json" in r.json()["error"]
+    assert str(tmp_path) not in r.text

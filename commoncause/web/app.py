@@ -22,6 +22,7 @@ import dataclasses
 import hashlib
 import hmac
 import json
+import os
 import re
 import secrets
 import threading
@@ -350,7 +351,8 @@ def seat_record(record: dict, session: PlaySession, seat: int) -> dict:
     """The record of an unfinished game as ``seat`` may see it: the ``RECORD_KEYS`` (no
     seed, no deck), its own moves whole, the others' as it saw them (no action ids,
     probabilities or hints)."""
-    out = {k: record[k] for k in RECORD_KEYS if k in record}
+    public = records.shareable(record)
+    out = {k: public[k] for k in RECORD_KEYS if k in public}
     out["deck"] = None
     out["view_of"] = seat
     out["moves"] = []
@@ -480,9 +482,18 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
     store = Store(Path(record_dir))
     app.state.store = store
 
+    places = {store.record_dir.resolve(), ROOT, store.record_dir} - {Path(".")}
+    folders = sorted((f"{d}{os.sep}" for d in places), key=len, reverse=True)
+
+    def unplaced(message: str) -> str:
+        """A message without the server's folders (the project's, the records')."""
+        for folder in folders:
+            message = message.replace(folder, "")
+        return message
+
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError):
-        return JSONResponse({"error": exc.message, **exc.extra}, status_code=exc.status)
+        return JSONResponse({"error": unplaced(exc.message), **exc.extra}, status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
@@ -495,7 +506,8 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception):
         return JSONResponse(
-            {"error": f"internal error: {type(exc).__name__}: {exc}"[:300]}, status_code=500
+            {"error": unplaced(f"internal error: {type(exc).__name__}: {exc}")[:300]},
+            status_code=500,
         )
 
     # -- pages ------------------------------------------------------------------
@@ -706,7 +718,7 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
         game = store.get(game_id)
         with game.lock:
             if game.session.is_over:
-                return game.session.record
+                return records.shareable(game.session.record)
             seat = seat_of(game, authorization)
             return seat_record(game.session.record, game.session, seat)
 
