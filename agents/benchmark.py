@@ -27,10 +27,10 @@ import numpy as np
 
 from commoncause.analysis.measures import listening_measures
 from commoncause.analysis.runs import RunSpec, play_runs
-from commoncause.analysis.stats import mean_interval, rate
 from commoncause.envs.common_cause.rules import GameConfig
 
-from .evaluate import make_agent, paired_difference
+from .evaluate import make_agent
+from .stats import mean_interval, paired_difference, rate
 
 BENCHMARK = "common_cause-adhoc-v1"
 SEED = 20261203

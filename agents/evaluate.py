@@ -16,7 +16,6 @@ only the main process handles (it cancels what is queued and shuts the pool down
 from __future__ import annotations
 
 import ctypes
-import math
 import os
 import signal
 import sys
@@ -30,6 +29,7 @@ from typing import Any
 from commoncause.envs.registry import DEFAULT_GAME, get_game
 
 from .base import Agent, RandomAgent
+from .stats import wilson_interval
 from .user import is_user_spec, load_user_agent
 
 AGENT_NAMES = (
@@ -294,81 +294,6 @@ def run_jobs(
                 future.cancel()
         if own_pool:
             executor.shutdown(wait=done, cancel_futures=True)
-
-
-# ------------------------------------------------------------------------ intervals
-
-
-def wilson_interval(wins: int, games: int, z: float = 1.959964) -> tuple[float, float]:
-    """95% Wilson score interval of a win rate."""
-    if games == 0:
-        return (0.0, 1.0)
-    p = wins / games
-    denom = 1 + z * z / games
-    centre = (p + z * z / (2 * games)) / denom
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def _is_binary(values: list[float]) -> bool:
-    return all(v in (0.0, 1.0) for v in values)
-
-
-def paired_difference(a, b, z: float = 1.959964) -> dict:
-    """Mean of a - b over the same deals, with a 95% interval that respects the bounds.
-
-    Win indicators (every value 0 or 1) get Newcombe's hybrid score interval for the
-    difference of paired proportions (Newcombe 1998, Stat. Med. 17:2635, method 10, as in
-    Altman et al., *Statistics with Confidence*): the Wilson intervals of the two rates,
-    combined with the correlation of the pairs. It
-    stays within [-1, 1], is defined for one game, and is close to the normal interval of
-    the paired differences for many games. Any other per-game figure gets the normal
-    interval of the paired differences, clipped to the differences the data allow
-    [min a - max b, max a - min b] (that whole range for fewer than two games)."""
-    x = [float(v) for v in a]
-    y = [float(v) for v in b]
-    if len(x) != len(y):
-        raise ValueError(f"paired figures need the same games, got {len(x)} and {len(y)}")
-    n = len(x)
-    if n == 0:
-        raise ValueError("a paired difference needs at least one game")
-    mean = sum(u - v for u, v in zip(x, y, strict=True)) / n
-    if _is_binary(x) and _is_binary(y):
-        low, high = _newcombe_paired(x, y, z)
-        method = "newcombe"
-    else:
-        lowest, highest = min(x) - max(y), max(x) - min(y)
-        if n < 2:
-            low, high = lowest, highest
-        else:
-            d = [u - v for u, v in zip(x, y, strict=True)]
-            var = sum((u - mean) ** 2 for u in d) / (n - 1)
-            half = z * math.sqrt(var / n)
-            low, high = max(lowest, mean - half), min(highest, mean + half)
-        method = "normal, clipped"
-    return {"value": mean, "ci95": [low, high], "n": n, "method": method}
-
-
-def _newcombe_paired(x: list[float], y: list[float], z: float) -> tuple[float, float]:
-    n = len(x)
-    both = sum(1 for u, v in zip(x, y, strict=True) if u and v)  # a
-    only_x = sum(1 for u, v in zip(x, y, strict=True) if u and not v)  # b
-    only_y = sum(1 for u, v in zip(x, y, strict=True) if v and not u)  # c
-    neither = n - both - only_x - only_y  # d
-    p1, p2 = (both + only_x) / n, (both + only_y) / n
-    l1, u1 = wilson_interval(both + only_x, n, z)
-    l2, u2 = wilson_interval(both + only_y, n, z)
-    margins = (both + only_x) * (only_y + neither) * (both + only_y) * (only_x + neither)
-    # the correlation of the pairs, shrunk towards 0 when positive (Newcombe's correction)
-    cross = both * neither - only_x * only_y
-    cross = cross - n / 2 if cross > n / 2 else min(cross, 0)
-    phi = cross / math.sqrt(margins) if margins else 0.0
-    diff = p1 - p2
-    below = (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2
-    above = (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2
-    low = diff - math.sqrt(max(0.0, below))
-    high = diff + math.sqrt(max(0.0, above))
-    return max(-1.0, low), min(1.0, high)
 
 
 # ------------------------------------------------------------------------ evaluate

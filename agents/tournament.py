@@ -18,7 +18,6 @@ every figure over the hands played, e.g. ``went_out``: the share of hands it wen
 from __future__ import annotations
 
 import json
-import math
 import os
 import time
 from collections.abc import Callable
@@ -32,6 +31,7 @@ from commoncause.envs.registry import get_game
 
 from .base import Agent
 from .evaluate import Job, deal_seed, run_jobs
+from .stats import normal_interval, ratio_interval
 
 
 @dataclass(frozen=True)
@@ -78,31 +78,6 @@ def play_rotations(
     return out
 
 
-def _mean_interval(values: list[float], z: float = 1.959964) -> dict:
-    n = len(values)
-    mean = sum(values) / n
-    if n < 2:
-        return {"mean": mean, "ci95": [mean, mean] if n else [0.0, 0.0], "n": n}
-    var = sum((v - mean) ** 2 for v in values) / (n - 1)
-    half = z * math.sqrt(var / n)
-    return {"mean": mean, "ci95": [mean - half, mean + half], "n": n}
-
-
-def _ratio_interval(numerators: list[float], denominators: list[float],
-                    z: float = 1.959964) -> dict:  # fmt: skip
-    """sum(numerators) / sum(denominators) with a 95% interval over the pairs (the delta
-    method: the pairs are the deals, each a sum over its games)."""
-    n = len(numerators)
-    ratio = sum(numerators) / sum(denominators)
-    if n < 2:
-        return {"mean": ratio, "ci95": [ratio, ratio], "n": n}
-    mean_den = sum(denominators) / n
-    residuals = [a - ratio * b for a, b in zip(numerators, denominators, strict=True)]
-    var = sum(r * r for r in residuals) / (n - 1)
-    half = z * math.sqrt(var / n) / mean_den
-    return {"mean": ratio, "ci95": [ratio - half, ratio + half], "n": n}
-
-
 def _per_hand(by_deal: list[list[SeatResult]], n: int) -> tuple[list[dict], dict]:
     """Each member's return and figures per hand, and member 0's margin over the others'
     mean per hand (every seat of a game plays the same hands)."""
@@ -112,17 +87,17 @@ def _per_hand(by_deal: list[list[SeatResult]], n: int) -> tuple[list[dict], dict
         mine = [[r for r in deal if r.member == k] for deal in by_deal]
         keys = {key for deal in mine for r in deal for key in r.stats}
         keys = sorted(keys - {"hands", "truncated"})  # (truncated counts games)
-        figures = {"return": _ratio_interval([sum(r.value for r in d) for d in mine], hands)}
+        figures = {"return": ratio_interval([sum(r.value for r in d) for d in mine], hands)}
         for key in keys:
             totals = [sum(r.stats.get(key, 0.0) for r in d) for d in mine]
-            figures[key] = _ratio_interval(totals, hands)
+            figures[key] = ratio_interval(totals, hands)
         members.append(figures)
     margins = [
         sum(r.value for r in deal if r.member == 0)
         - sum(r.value for r in deal if r.member != 0) / (n - 1)
         for deal in by_deal
     ]
-    return members, _ratio_interval(margins, hands)
+    return members, ratio_interval(margins, hands)
 
 
 @dataclass
@@ -291,7 +266,7 @@ def evaluate_table(
         members.append(
             {
                 "member": name,
-                "return": _mean_interval([row[k] for row in per_deal]),
+                "return": normal_interval([row[k] for row in per_deal]),
                 "win_rate": sum(r.win_share for r in mine) / len(mine),
                 **{f"mean_{key}": sum(r.stats.get(key, 0.0) for r in mine) / len(mine)
                    for key in keys},
@@ -316,7 +291,7 @@ def evaluate_table(
         deals=len(by_deal),
         games=len(by_deal) * n,
         members=members,
-        vs_field=_mean_interval(field_diff),
+        vs_field=normal_interval(field_diff),
         truncated=truncated,
         seconds=seconds,
         games_per_second=games_now / seconds if seconds > 0 else float("inf"),

@@ -252,7 +252,8 @@ def run_eval(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from commoncause.agents.evaluate import evaluate, paired_difference, parse_team
+    from commoncause.agents.evaluate import evaluate, parse_team
+    from commoncause.agents.stats import paired_difference
     from commoncause.options import game_and_config
 
     game, config = game_and_config(args)
@@ -414,19 +415,23 @@ def _train_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--game",
         help="the game to train; with --config it must be the config's own game (a check), "
-        "without it the config is the game's default: configs/<game>.yaml where there is one",
+        "without it the config is the recipe of the game's shipped policy (configs/normal.yaml, "
+        "configs/dummy_rummy_4p_all.yaml, configs/open_rummy_4p.yaml)",
     )
 
 
 def _default_config(game: str) -> Path:
-    """``configs/<game>.yaml`` (links to the recommended config, e.g. normal.yaml)."""
+    """The recipe of the game's shipped policy at its default table: ``configs/<folder>.yaml``,
+    named for the ``checkpoints/<folder>/`` it makes (``normal.yaml`` for Common Cause)."""
     from commoncause import ROOT
     from commoncause.envs.registry import get_game
 
-    get_game(game)  # an unknown game is an error naming the choices
-    path = ROOT / "configs" / f"{game}.yaml"
-    if not path.is_file():
-        raise ValueError(f"no default config for {game} ({path} is missing): give --config")
+    record = get_game(game)  # an unknown game is an error naming the choices
+    shipped = record.checkpoint(record.make_config())
+    path = ROOT / "configs" / f"{Path(shipped).parent.name}.yaml" if shipped else None
+    if path is None or not path.is_file():
+        where = path or "it ships no policy"
+        raise ValueError(f"no default config for {game} ({where}): give --config")
     return path
 
 

@@ -12,14 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from commoncause.agents.evaluate import (
-    deal_seed,
-    evaluate,
-    make_agent,
-    paired_difference,
-    play_game,
-    wilson_interval,
-)
+from commoncause.agents.evaluate import deal_seed, evaluate, make_agent, play_game
+from commoncause.agents.stats import paired_difference, wilson_interval
 from commoncause.cli import main
 from commoncause.envs.common_cause.rules import GameConfig, GameState
 from commoncause.envs.core.game import Game

@@ -7,18 +7,19 @@ import json
 
 import pytest
 
-from commoncause.agents.tournament import _mean_interval, _ratio_interval, evaluate_table
+from commoncause.agents.stats import normal_interval, ratio_interval
+from commoncause.agents.tournament import evaluate_table
 from commoncause.envs.registry import get_game
 
 
 def test_ratio_interval_is_the_mean_interval_when_every_deal_has_one_hand():
     values = [3.0, -1.0, 4.0, 1.5, -5.0]
-    plain = _mean_interval(values)
-    for ratio in (_ratio_interval(values, [1.0] * 5),
-                  _ratio_interval([2 * v for v in values], [2.0] * 5)):  # fmt: skip
+    plain = normal_interval(values)
+    for ratio in (ratio_interval(values, [1.0] * 5),
+                  ratio_interval([2 * v for v in values], [2.0] * 5)):  # fmt: skip
         assert ratio["mean"] == pytest.approx(plain["mean"]) and ratio["n"] == 5
         assert ratio["ci95"] == pytest.approx(plain["ci95"])
-    uneven = _ratio_interval([10.0, 2.0], [4.0, 1.0])
+    uneven = ratio_interval([10.0, 2.0], [4.0, 1.0])
     assert uneven["mean"] == 12.0 / 5.0  # hands weigh, deals do not
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from commoncause.agents.evaluate import paired_difference
 from commoncause.agents.search import ceiling_team
+from commoncause.agents.stats import paired_difference, rate
 from commoncause.envs.common_cause.rules import GameConfig
 
 from .format import headline, team_name
@@ -20,7 +20,7 @@ from .measures import (
     win_string,
 )
 from .runs import BASELINE, RunData, RunSpec, play_ceiling, play_runs
-from .stats import efficiency, pool_cross_play, rate
+from .stats import efficiency, pool_cross_play
 
 
 def analyze(

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from commoncause.agents.stats import cluster_mean, rate
 from commoncause.envs.common_cause.actions import N_CARD_TYPES
 
 from .interventions import CATEGORY_NAMES, CONTEXT_SIZE, LABEL_NAMES, RESPONSE_NAMES, DiscardEvent
 from .probes import probe
 from .runs import RunData
-from .stats import cluster_mean, rate
 
 
 def listening_measures(data: RunData, games: int) -> dict:

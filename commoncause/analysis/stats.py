@@ -1,5 +1,5 @@
-"""Statistics of the analysis: rates with Wilson intervals, means clustered by game,
-bootstrapped ratios (efficiency), pooled cross-play."""
+"""The analysis' compositions of the interval statistics (``agents/stats.py``): the
+bootstrapped efficiency ratio and the pooled cross-play."""
 
 from __future__ import annotations
 
@@ -7,39 +7,7 @@ import math
 
 import numpy as np
 
-from commoncause.agents.evaluate import paired_difference, wilson_interval
-
-RESAMPLES = 1000
-"""Bootstrap resamples of every bootstrapped interval."""
-
-
-def rate(wins: int | float, n: int) -> dict:
-    """A rate with its Wilson interval."""
-    wins = int(round(wins))
-    return {
-        "value": wins / n if n else float("nan"),
-        "ci95": list(wilson_interval(wins, n)) if n else [float("nan")] * 2,
-        "count": wins,
-        "n": n,
-    }
-
-
-def cluster_mean(values: list[float], games: list[int], n_games: int, seed: int = 0) -> dict:
-    """Mean of per-decision values with a bootstrap interval over games (decisions of one
-    game are resampled together)."""
-    if not values:
-        return {"value": float("nan"), "ci95": [float("nan")] * 2, "n": 0}
-    sums = np.zeros((n_games, 2))
-    np.add.at(sums, (np.asarray(games), 0), np.asarray(values, dtype=np.float64))
-    np.add.at(sums, (np.asarray(games), 1), 1.0)
-    sums = sums[sums[:, 1] > 0]
-    rng = np.random.default_rng(seed)
-    counts = rng.multinomial(len(sums), np.full(len(sums), 1 / len(sums)), size=RESAMPLES)
-    totals = counts @ sums
-    ok = totals[:, 1] > 0
-    boot = totals[ok, 0] / totals[ok, 1]
-    low, high = np.percentile(boot, [2.5, 97.5]) if len(boot) else (float("nan"),) * 2
-    return {"value": float(np.mean(values)), "ci95": [float(low), float(high)], "n": len(values)}
+from commoncause.agents.stats import RESAMPLES, mean_interval, paired_difference
 
 
 def efficiency(w: np.ndarray, blind: np.ndarray, w_open: np.ndarray, seed: int = 0) -> dict:
@@ -63,13 +31,6 @@ def efficiency(w: np.ndarray, blind: np.ndarray, w_open: np.ndarray, seed: int =
         "undefined_resamples": int(len(boot) - len(finite)),
         "note": "undefined where W_open <= W_blind" if not math.isfinite(value) else "",
     }
-
-
-def mean_interval(values) -> dict:
-    """Mean of per-deal values with a 95% interval over deals (``paired_difference``
-    against zero: Newcombe's score interval for 0/1 values, else a normal interval clipped
-    to the values' range)."""
-    return paired_difference(values, np.zeros(len(values)))
 
 
 def pool_cross_play(wins: dict[tuple[str, str], np.ndarray], members: list[str]) -> dict:
