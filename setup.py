@@ -9,7 +9,7 @@ with it. Every other setting is in pyproject.toml.
 from setuptools import find_packages, setup
 
 FOLDERS = ("envs", "agents", "train")
-SHIPPED = ["*.pt", "*.json", "*.png"]
+SHIPPED = ["*.pt", "*.json", "*.png", "*.md"]  # weights, model card, curve, README card
 POLICIES = ("normal", "dummy_rummy_2p", "dummy_rummy_2p_all", "dummy_rummy_4p",
             "dummy_rummy_4p_all", "open_rummy_2p", "open_rummy_4p")  # fmt: skip
 DATA = {**{f"checkpoints.{name}": SHIPPED for name in POLICIES}, "configs": ["*.yaml"]}

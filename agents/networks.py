@@ -65,7 +65,7 @@ class CardHead(torch.nn.Module):
     row of weights, so what makes a card worth keeping (its neighbours in the hand) has to be
     spelt out in the latent for each of the 53 types at once; cloning Open Rummy's baseline,
     such a network agrees with it on ~62% of held-out discards, one with this head on 91%
-    (``bench/bc_discard_head.py``). Here one small MLP, shared by the card types, scores a
+    (``studies/bc_discard_head.py``). Here one small MLP, shared by the card types, scores a
     type from its hand-plane neighbourhood (``card_neighbours``), a learned embedding of the
     type and the latent: ``out(act(card_in([neighbours, embedding]) + latent_in(latent)))``,
     one score per family of one-card moves (``CardMoves.bases``) and one per move about a

@@ -97,7 +97,7 @@ class SearchOptions:
     game) before it counts as not won; 0: no horizon (only the rollouts' own caps, of
     ``max_moves`` each). It bounds a decision's cost where a hand cycles (every seat laid,
     nothing fits), so it suits one-hand games: a rollout of a whole game is longer. The
-    longest Dummy rummy hand that ended in ``bench/hand_lengths.py``'s sample took 464
+    longest Dummy rummy hand that ended in ``studies/hand_lengths.py``'s sample took 464
     moves. Named in ``text`` only when set, so that journals written before it existed
     still name their runs."""
 

@@ -18,7 +18,7 @@
 ``check_cards(state) -> None``
     Asserts that all 54 physical cards are somewhere, each exactly once.
 ``load_bench(name) -> module``
-    The script ``bench/<name>.py`` imported as a module, for the benches' tests.
+    The script ``bench/<name>.py`` or ``studies/<name>.py`` imported as a module, for their tests.
 """
 
 from __future__ import annotations
@@ -36,8 +36,11 @@ FILL_ORDER = [r + s for s in SUITS for r in RANKS] + ["JK", "JK"]
 
 
 def load_bench(name: str) -> ModuleType:
-    """The script ``bench/<name>.py`` as a module (bench/ is no package)."""
-    path = Path(__file__).resolve().parents[1] / "bench" / f"{name}.py"
+    """The script ``bench/<name>.py`` or ``studies/<name>.py`` as a module (neither is a
+    package)."""
+    root = Path(__file__).resolve().parents[1]
+    places = (root / "bench" / f"{name}.py", root / "studies" / f"{name}.py")
+    path = next(p for p in places if p.is_file())
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -1,4 +1,4 @@
-"""bench/bc_discard_head.py, the measurement behind the per-card discard head: its card
+"""studies/bc_discard_head.py, the measurement behind the per-card discard head: its card
 features are the baseline's discard key, and the script runs end to end."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from helpers import load_bench
 from commoncause.envs.core.cards import parse_card
 from commoncause.envs.open_rummy.observer import OBS_SIZE, OFFSET
 
-SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "bc_discard_head.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "studies" / "bc_discard_head.py"
 
 
 def test_card_features_are_each_held_cards_usefulness_and_points():

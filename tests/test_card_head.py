@@ -151,15 +151,17 @@ def test_smoke_training_run_with_a_card_head(tmp_path, monkeypatch):
         plain.validate()
 
 
-@pytest.mark.parametrize("name", sorted(p.stem for p in (ROOT / "configs").glob("*.yaml")))
+@pytest.mark.parametrize(
+    "name", sorted(str(p.relative_to(ROOT / "configs")) for p in (ROOT / "configs").rglob("*.yaml"))
+)
 def test_every_shipped_config_is_valid(name):
-    """Every config in configs/ loads and validates (the checkpoints some start from are not
-    opened: they may be runs of this machine)."""
-    data = yaml.safe_load((ROOT / "configs" / f"{name}.yaml").read_text())
+    """Every config in configs/ and configs/experiments/ loads and validates (the checkpoints
+    some experiments start from are not opened: they may be runs of another machine)."""
+    data = yaml.safe_load((ROOT / "configs" / name).read_text())
     config_from_dict(data, check_files=False)
 
 
 def test_the_card_head_configs_use_it():
-    for name in ("open_rummy_4p_card", "open_rummy_2p_card", "dummy_rummy_4p_card"):
+    for name in ("open_rummy_4p", "open_rummy_2p", "dummy_rummy_4p", "dummy_rummy_2p"):
         config = load_config(ROOT / "configs" / f"{name}.yaml")
         assert config.card_head and config.game_record().card_moves is not None

@@ -1,4 +1,4 @@
-"""bench/decision_swap.py: with the baseline taking every move the seat plays as a baseline
+"""studies/decision_swap.py: with the baseline taking every move the seat plays as a baseline
 (the same margins as a game of baselines), with none it is the policy, and the command runs
 end to end."""
 

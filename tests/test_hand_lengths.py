@@ -1,4 +1,4 @@
-"""bench/hand_lengths.py: its move counts and cuts are the games' own, its figures add up,
+"""studies/hand_lengths.py: its move counts and cuts are the games' own, its figures add up,
 and the command runs end to end and refuses what it cannot measure."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""bench/journal_agreement.py: two journals of one table agree deal by deal where their
+"""studies/journal_agreement.py: two journals of one table agree deal by deal where their
 members play alike, the deals that differ are named, and journals of another table are
 refused."""
 

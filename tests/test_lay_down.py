@@ -1,4 +1,4 @@
-"""bench/lay_down.py: its records agree with the games eval plays on the same deals (who
+"""studies/lay_down.py: its records agree with the games eval plays on the same deals (who
 went out, every turn counted once), hold what a laid contract 1 leaves, and the command runs
 end to end."""
 

@@ -1,4 +1,4 @@
-"""bench/search_gaps.py: the measured seat plays its blueprint's moves (the games are the
+"""studies/search_gaps.py: the measured seat plays its blueprint's moves (the games are the
 blueprint's own), the gaps are rates' differences, and the command runs end to end and
 refuses what it cannot measure."""
 

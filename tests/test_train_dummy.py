@@ -8,9 +8,10 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 import pytest
+import yaml
 from competitive import check_per_seat_rewards, smoke_train
 
-from commoncause.train.config import TrainConfig, load_config
+from commoncause.train.config import TrainConfig, config_from_dict, load_config
 from commoncause.train.ppo import TorchPPO, compute_linked_gae
 from commoncause.train.selfplay import SelfPlayEnv
 
@@ -141,7 +142,8 @@ def test_dummy_configs_load():
     with pytest.raises(ValueError, match="baseline_seats"):
         TrainConfig(game="dummy_rummy", game_options={"num_players": 2},
                     baseline_seats=2).validate()  # fmt: skip
-    long = load_config(ROOT / "configs" / "dummy_rummy_4p_long.yaml")
+    long_run = ROOT / "configs" / "experiments" / "dummy_rummy_4p_long.yaml"  # start: not here
+    long = config_from_dict(yaml.safe_load(long_run.read_text()), check_files=False)
     assert long.reward_margin and long.selfplay_kwargs()["reward_margin"]
     with pytest.raises(ValueError, match="reward_margin is for competitive games"):
         TrainConfig(reward_margin=True).validate()  # Common Cause: one team return
@@ -198,7 +200,8 @@ def test_max_moves_cuts_training_games_short():
     with pytest.raises(ValueError, match="max_moves needs trainer torch or sb3"):
         TrainConfig(**base, max_moves=500, trainer="rllib", baseline_partner_prob=0.0).validate()
     for n, cap in ((2, 500), (4, 1000)):
-        assert load_config(ROOT / "configs" / f"dummy_rummy_{n}p_all_more.yaml").max_moves == cap
+        more = ROOT / "configs" / "experiments" / f"dummy_rummy_{n}p_all_more.yaml"
+        assert load_config(more).max_moves == cap
 
 
 def test_episode_and_eval_options_are_checked_in_the_config():
