@@ -173,3 +173,27 @@ def test_silent_partner_never_offers_while_another_discard_is_legal():
     sheet = _discards_of("")
     offered = [c for comp, legal, c in sheet if comp & set(legal)]
     assert offered and all(c in comp for comp, legal, c in sheet if comp & set(legal))
+
+
+def test_the_benchmark_page_renders_every_report_and_the_frozen_zoo():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "hooks"))
+    import benchmark as hook
+
+    reports = hook.reports()
+    assert {"baseline", "random"} <= {r["agent"] for r in reports}
+    board = hook.leaderboard_table()
+    for r in reports:
+        assert f"`{r['agent']}`" in board
+        assert r["benchmark"] == BENCHMARK and r["seed"] == SEED
+        # the published reports were played with today's zoo (partners are frozen)
+        assert [(p["name"], p["member"], p["split"], p["convention"]) for p in r["partners"]] == [
+            (p.name, p.member, p.split, p.convention) for p in ZOO
+        ]
+    zoo = hook.zoo_table()
+    assert all(f"`{p.name}`" in zoo for p in ZOO)
+    matrix = hook.matrix_table()
+    rows = [line for line in matrix.splitlines() if line.startswith("| ")]
+    assert len(rows) == len(ZOO) + 1  # a header and a row per partner
