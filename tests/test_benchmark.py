@@ -197,3 +197,25 @@ def test_the_benchmark_page_renders_every_report_and_the_frozen_zoo():
     matrix = hook.matrix_table()
     rows = [line for line in matrix.splitlines() if line.startswith("| ")]
     assert len(rows) == len(ZOO) + 1  # a header and a row per partner
+
+
+def test_play_takes_a_users_class(agent_file):
+    from commoncause.session import make_player
+
+    agent, seat = make_player(f"{agent_file}:Mine", "common_cause")
+    assert agent.name == "mine" and seat["agent"] == f"{agent_file}:Mine"
+
+
+def test_the_web_never_loads_code_a_request_names(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from commoncause.web import app as web
+
+    marker = tmp_path / "loaded"
+    evil = tmp_path / "evil.py"
+    evil.write_text(f"open({str(marker)!r}, 'w').write('x')\nclass Mine:\n    pass\n")
+    client = TestClient(web.create_app(tmp_path / "records"))
+    for spec in (f"{evil}:Mine", "evil.py:Mine"):
+        r = client.post("/api/games", json={"partner": spec})
+        assert r.status_code == 400 and "unknown partner" in r.json()["error"]
+    assert not marker.exists()
