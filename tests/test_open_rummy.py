@@ -16,7 +16,13 @@ from open_helpers import deal, legal_texts, new_game, play
 from commoncause.envs.core.cards import parse_card
 from commoncause.envs.open_rummy import env
 from commoncause.envs.open_rummy import open_rummy as spec
-from commoncause.envs.open_rummy.actions import DISCARD_BASE, N_ACTIONS, decode, points
+from commoncause.envs.open_rummy.actions import (
+    DISCARD_BASE,
+    KIND_NAMES,
+    N_ACTIONS,
+    decode,
+    points,
+)
 from commoncause.envs.open_rummy.game import GAME
 from commoncause.envs.open_rummy.meld_plans import legal_steps
 from commoncause.envs.open_rummy.notation import move_text, parse_move
@@ -358,7 +364,7 @@ def test_notation_round_trips_and_names_problems():
         parse_move(state, "throw 5C")
     with pytest.raises(ValueError, match="no open end"):
         parse_move(state, "layoff JK on meld 1 as 9S")
-    assert {decode(a).kind for a in range(N_ACTIONS)} == {
+    assert {KIND_NAMES[decode(a).kind] for a in range(N_ACTIONS)} == {
         "draw_stock", "draw_discard", "discard", "cardswap", "set_step", "run_step",
         "layoff", "steal",
     }  # fmt: skip

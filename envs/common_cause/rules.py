@@ -11,6 +11,7 @@ import random
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
+from ..core.clone import COPY, COPY_EACH, DERIVED, RESET, SHARE, How, declared_copy
 from ..core.game import IllegalMoveError, RulesConfig
 from ..core.melds import ACE_BOTH, ACE_LOW, MeldRules
 from .actions import (
@@ -219,17 +220,12 @@ class Meld:
     def hi(self) -> int:
         return self.lo + len(self.cards) - 1
 
-    def copy(self) -> Meld:
-        new = Meld.__new__(Meld)
-        new.origin = self.origin
-        new.is_set = self.is_set
-        new.rank = self.rank
-        new.suit = self.suit
-        new.lo = self.lo
-        new.cards = list(self.cards)
-        new.jokers = self.jokers
-        new._offers = self._offers  # replaced, never changed in place: safe to share
-        return new
+    copy = declared_copy(
+        {"origin": SHARE, "is_set": SHARE, "rank": SHARE, "suit": SHARE, "lo": SHARE,
+         "cards": COPY, "jokers": SHARE,
+         "_offers": SHARE},  # replaced, never changed in place: safe to share
+        __slots__,
+    )  # fmt: skip
 
     def missing_suit_cards(self) -> list[int]:
         """Set only: the real cards of its rank whose suit is not in the set."""
@@ -259,6 +255,23 @@ class Meld:
 
 class GameState:
     """One game in progress. ``legal_actions()`` is the one legal-move function."""
+
+    PLACEMENT_FIELDS: ClassVar[dict[str, How]] = {
+        "hands": COPY_EACH, "starts": COPY_EACH, "start_order": COPY, "table_cards": COPY,
+        "public_jokers": COPY, "history": COPY, "_legal": RESET,
+    }  # fmt: skip
+    """What any placement changes: a look-ahead copy (``_placement_copy``) copies only these."""
+    CLONE_FIELDS: ClassVar[dict[str, How]] = {
+        **PLACEMENT_FIELDS,
+        "aside": COPY, "stock": COPY, "discard": COPY, "discard_entry": COPY,
+        "discard_log": COPY_EACH, "taken_entries": COPY, "melds": COPY_EACH, "meld_of": DERIVED,
+        "config": SHARE, "deck": SHARE, "current": SHARE, "phase": SHARE, "pending": SHARE,
+        "turns": SHARE, "pickups": SHARE, "result": SHARE, "loss_reason": SHARE,
+        "placements": SHARE,
+    }  # fmt: skip
+    """Every field and how ``clone`` copies it (``envs/core/clone``)."""
+    _copy_placement_fields = declared_copy(PLACEMENT_FIELDS)
+    _copy_state = declared_copy(CLONE_FIELDS)
 
     def __init__(self, config: GameConfig, deck: list[int]) -> None:
         if sorted(deck) != list(range(N_PHYSICAL)):
@@ -333,15 +346,8 @@ class GameState:
         return self.discard[-1] if self.discard else -1
 
     def clone(self) -> GameState:
-        new = self._copy_placement_fields()
-        new.aside = list(self.aside)
-        new.stock = list(self.stock)
-        new.discard = list(self.discard)
-        new.discard_entry = list(self.discard_entry)
-        new.discard_log = [list(e) for e in self.discard_log]
-        new.melds = [m.copy() for m in self.melds]
+        new = self._copy_state()
         new.meld_of = {m.origin: m for m in new.melds}
-        new.taken_entries = list(self.taken_entries)
         return new
 
     def redeal(self, seat: int, hidden: list[int]) -> GameState:
@@ -358,21 +364,6 @@ class GameState:
         new.hands[q] = list(hidden[:size])
         new.stock = list(hidden[size : size + stock])
         new.aside = list(hidden[size + stock :])
-        return new
-
-    def _copy_placement_fields(self) -> GameState:
-        """A copy with its own hands, open starts, table cards, public jokers and history (what
-        any placement changes) and empty caches; everything else is shared with this state."""
-        new = GameState.__new__(GameState)
-        new.__dict__.update(self.__dict__)
-        hands, starts = self.hands, self.starts
-        new.hands = [list(hands[0]), list(hands[1])]
-        new.starts = [list(starts[0]), list(starts[1])]
-        new.start_order = list(self.start_order)
-        new.table_cards = set(self.table_cards)
-        new.public_jokers = set(self.public_jokers)
-        new.history = list(self.history)
-        new._legal = None
         return new
 
     def locations(self) -> dict[int, str]:

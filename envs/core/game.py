@@ -44,6 +44,11 @@ class RulesConfig:
     VARIANTS: ClassVar[dict[str, str]] = {}
     """Field name -> words shown when the field differs from its default."""
 
+    @classmethod
+    def make(cls, **options: Any) -> Self:
+        """The config from keyword options (``from_dict``); a game may take other words."""
+        return cls.from_dict(options)
+
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)  # type: ignore[call-overload]
 

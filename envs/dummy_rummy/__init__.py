@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..core.game import lazy_adapter
-from .rules import DummyConfig, GameState
+from .rules import DummyConfig, GameConfig, GameState
 
 if TYPE_CHECKING:
     from .dummy_rummy import env, raw_env
@@ -26,4 +26,4 @@ _ADAPTER = ("env", "raw_env")
 __getattr__ = lazy_adapter(__name__, ".dummy_rummy", _ADAPTER)
 
 
-__all__ = ["DummyConfig", "GameState", "env", "raw_env"]
+__all__ = ["DummyConfig", "GameConfig", "GameState", "env", "raw_env"]

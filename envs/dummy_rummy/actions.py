@@ -147,9 +147,20 @@ def layoff_action(owner: int, group: int, end: int, card_type: int) -> int:
     return LAYOFF_BASE + ((owner * MAX_GROUPS + group) * 2 + end) * N_CARD_TYPES + card_type
 
 
+(
+    KIND_DRAW_STOCK, KIND_DRAW_DISCARD, KIND_DISCARD, KIND_CUTIN_TAKE, KIND_CUTIN_PASS,
+    KIND_SET_MELD, KIND_RUN_MELD, KIND_LAYOFF,
+) = range(8)  # fmt: skip
+KIND_NAMES = (
+    "draw_stock", "draw_discard", "discard", "cutin_take", "cutin_pass", "set_meld",
+    "run_meld", "layoff",
+)  # fmt: skip
+"""An action's kind is a small int (it indexes tables in the hot paths); its name, for show."""
+
+
 @dataclass(frozen=True)
 class ActionInfo:
-    kind: str  # draw_stock draw_discard discard cutin_take cutin_pass set_meld run_meld layoff
+    kind: int  # a KIND_* constant
     card: int = -1  # card type
     group: int = -1
     position: int = 0  # run_meld
@@ -162,18 +173,18 @@ def decode(action: int) -> ActionInfo:
     if not 0 <= action < N_ACTIONS:
         raise ValueError(f"action {action} is out of range 0-{N_ACTIONS - 1}")
     if action == DRAW_STOCK:
-        return ActionInfo("draw_stock")
+        return ActionInfo(KIND_DRAW_STOCK)
     if action == DRAW_DISCARD:
-        return ActionInfo("draw_discard")
+        return ActionInfo(KIND_DRAW_DISCARD)
     if action < CUTIN_TAKE:
-        return ActionInfo("discard", card=action - DISCARD_BASE)
+        return ActionInfo(KIND_DISCARD, card=action - DISCARD_BASE)
     if action == CUTIN_TAKE:
-        return ActionInfo("cutin_take")
+        return ActionInfo(KIND_CUTIN_TAKE)
     if action == CUTIN_PASS:
-        return ActionInfo("cutin_pass")
+        return ActionInfo(KIND_CUTIN_PASS)
     if action < RUN_MELD_BASE:
         group, card = divmod(action - SET_MELD_BASE, N_CARD_TYPES)
-        return ActionInfo("set_meld", card=card, group=group)
+        return ActionInfo(KIND_SET_MELD, card=card, group=group)
     if action < LAYOFF_BASE:
         slot, choice = divmod(action - RUN_MELD_BASE, RUN_CHOICES)
         group, pos0 = divmod(slot, HIGH_ACE)
@@ -182,8 +193,8 @@ def decode(action: int) -> ActionInfo:
             card = choice * 13 + rank_at(position) if position != 2 else -1
         else:
             card = WILD_TYPES[choice - 4]
-        return ActionInfo("run_meld", card=card, group=group, position=position)
+        return ActionInfo(KIND_RUN_MELD, card=card, group=group, position=position)
     rest, card = divmod(action - LAYOFF_BASE, N_CARD_TYPES)
     rest, end = divmod(rest, 2)
     owner, group = divmod(rest, MAX_GROUPS)
-    return ActionInfo("layoff", card=card, group=group, owner=owner, end=end)
+    return ActionInfo(KIND_LAYOFF, card=card, group=group, owner=owner, end=end)

@@ -8,7 +8,7 @@ from .actions import CUTIN_TAKE, DECK, DISCARD_BASE, DRAW_DISCARD, N_ACTIONS
 from .notation import move_text, parse_move
 from .observer import HIDDEN, OBS_SIZE, OFFSET, STATE_SIZE, Observer, encode_state
 from .render import render_table
-from .rules import DummyConfig, GameState
+from .rules import GameConfig, GameState
 from .seat import SeatView
 
 
@@ -18,7 +18,7 @@ def _baseline(options: str = ""):
     return BaselineAgent(BaselineOptions.parse(options))
 
 
-def _checkpoint(config: DummyConfig) -> str:
+def _checkpoint(config: GameConfig) -> str:
     """The shipped policy for a config: one-hand games of contract 1 get the policy trained
     on them alone; whole games and the later contracts the one trained on all twelve."""
     every = "" if config.hands == 1 and config.first_contract == 1 else "_all"
@@ -30,8 +30,8 @@ GAME = Game(
     title="Dummy rummy",
     version=0,
     team=False,
-    config_type=DummyConfig,
-    make_config=DummyConfig.make,
+    config_type=GameConfig,
+    make_config=GameConfig.make,
     deck=lambda config: DECK,
     new_state=GameState,
     num_seats=lambda config: config.num_players,

@@ -31,6 +31,9 @@ from .actions import (
     DRAW_STOCK,
     HIGH_ACE,
     IS_WILD,
+    KIND_DISCARD,
+    KIND_RUN_MELD,
+    KIND_SET_MELD,
     decode,
     group_name,
     layoff_action,
@@ -69,10 +72,10 @@ def move_text(state: GameState, action: int) -> str:
     if action == CUTIN_PASS:
         return "cutin pass"
     code = card_code(info.card) if info.card >= 0 else "?"
-    if info.kind == "discard":
+    if info.kind == KIND_DISCARD:
         return f"discard {code}"
     p = state.current
-    if info.kind in ("set_meld", "run_meld"):
+    if info.kind in (KIND_SET_MELD, KIND_RUN_MELD):
         contract = state.contract_of(p)
         group = (
             group_name(contract, info.group)
@@ -80,7 +83,7 @@ def move_text(state: GameState, action: int) -> str:
             else f"group {info.group + 1}"
         )
         text = f"meld {code} in {group}"
-        if info.kind == "run_meld" and (IS_WILD[info.card] or info.card % 13 == 0):
+        if info.kind == KIND_RUN_MELD and (IS_WILD[info.card] or info.card % 13 == 0):
             text += f" as {position_text(info.position)}"
         return text
     owner = (p + info.owner) % state.n

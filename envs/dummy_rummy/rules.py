@@ -8,13 +8,14 @@ follows ``envs/dummy_rummy/readings.md`` (reading numbers in comments).
 from __future__ import annotations
 
 import functools
-import random
 from dataclasses import dataclass
 from typing import ClassVar
 
 from ..core.cards import N_CARD_TYPES
+from ..core.clone import COPY, COPY_EACH, DERIVED, RESET, SHARE, How, declared_copy
 from ..core.game import IllegalMoveError, RulesConfig
 from ..core.melds import ACE_BOTH, MeldRules
+from ..core.pile_rummy import DRAW_PHASE, PLACE_PHASE, PileRummyState
 from .actions import (
     CONTRACTS,
     CUTIN_PASS,
@@ -25,6 +26,13 @@ from .actions import (
     DRAW_STOCK,
     HIGH_ACE,
     IS_WILD,
+    KIND_CUTIN_PASS,
+    KIND_CUTIN_TAKE,
+    KIND_DISCARD,
+    KIND_DRAW_DISCARD,
+    KIND_DRAW_STOCK,
+    KIND_RUN_MELD,
+    KIND_SET_MELD,
     N_ACTIONS,
     TYPE_OF,
     WILD_TYPES,
@@ -67,7 +75,9 @@ def _step_actions(step: tuple) -> tuple[tuple[int, int], ...]:
     _, g, position, natural = step
     types = _NATURALS_OF_RANK[rank_at(position)] if natural else WILD_TYPES
     return tuple((t, run_meld_action(g, position, t)) for t in types)
-DRAW_PHASE, PLACE_PHASE, CUTIN_PHASE = 0, 1, 2
+
+
+CUTIN_PHASE = 2  # after DRAW_PHASE, PLACE_PHASE
 MAX_CUTINS = 2
 CUTIN_CARDS = 3
 
@@ -83,7 +93,7 @@ MELD_RULES = MeldRules(
 
 
 @dataclass(frozen=True)
-class DummyConfig(RulesConfig):
+class GameConfig(RulesConfig):
     """Everything that changes the rules of a game of Dummy rummy."""
 
     VARIANTS: ClassVar[dict[str, str]] = {
@@ -113,12 +123,12 @@ class DummyConfig(RulesConfig):
         self.check_bool("cut_ins")
         self.check_choice("reward", ("points", "win"))
 
-    @classmethod
-    def make(cls, **options) -> DummyConfig:
-        return cls.from_dict(options)
-
     def label(self) -> str:
         return f"{self.num_players} players"
+
+
+DummyConfig = GameConfig
+"""The config's former name (the three games' configs are all ``GameConfig`` now)."""
 
 
 class TableMeld:
@@ -165,14 +175,11 @@ class TableMeld:
             ends.append((1, hi + 1))
         return ends
 
-    def copy(self) -> TableMeld:
-        new = TableMeld(self.owner, self.contract, self.group, self.is_set, self.size)
-        new.rank = self.rank
-        new.cards = list(self.cards)
-        new.slots = dict(self.slots)
-        new.naturals = self.naturals
-        new.placed = dict(self.placed)
-        return new
+    copy = declared_copy(
+        {"owner": SHARE, "contract": SHARE, "group": SHARE, "is_set": SHARE, "size": SHARE,
+         "rank": SHARE, "cards": COPY, "slots": COPY, "naturals": SHARE, "placed": COPY},
+        __slots__,
+    )  # fmt: skip
 
     def before(self, move: int) -> TableMeld | None:
         """The meld as it stood before history move ``move`` (None: not laid yet)."""
@@ -190,44 +197,41 @@ class TableMeld:
         return old
 
 
-class GameState:
+class GameState(PileRummyState):
     """A game of Dummy rummy in progress. ``legal_actions()`` is the one legal-move function.
 
     The first hand is dealt from ``deck`` (physical ids, top first); later hands are
     shuffled by the state's own RNG, seeded from that deck, so a game is reproducible from
-    its first deck."""
+    its first deck. ``totals`` are penalty points."""
 
-    def __init__(self, config: DummyConfig, deck: list[int]) -> None:
-        if sorted(deck) != list(range(DECK.size)):
-            raise ValueError(f"a deck must hold each of the {DECK.size} physical cards once")
-        self.config = config
-        self.n = config.num_players
-        self.deck = list(deck)
-        self.rng = random.Random(",".join(map(str, deck)))
+    TYPE_OF = TYPE_OF
+    POINTS_SIGN = -1.0
+    CLONE_FIELDS: ClassVar[dict[str, How]] = {
+        **PileRummyState.CLONE_FIELDS,
+        "contract": COPY, "completed": COPY, "hand_no": SHARE, "hand_points": COPY_EACH,
+        "meld_at": DERIVED, "laid": COPY, "laid_turn": COPY, "last_discard": COPY,
+        "last_discard_turn": COPY, "building": SHARE, "cutins_used": COPY,
+        "cutin_queue": COPY, "turn_owner": SHARE, "hand_moves": SHARE, "_places": RESET,
+        "hand_left": COPY,
+    }  # fmt: skip
+    _copy_state = declared_copy(CLONE_FIELDS)
+
+    def __init__(self, config: GameConfig, deck: list[int]) -> None:
+        self._begin(config, deck, DECK.size)
         self.contract = [config.first_contract - 1] * self.n  # index into CONTRACTS
-        self.totals = [0] * self.n
         self.completed = [0] * self.n  # contracts completed so far
         self.hand_no = 0
         self.hand_points: list[list[int]] = []  # penalty points of every finished hand
-        self.history: list[tuple[int, int]] = []
+        self.hand_left: list[tuple[int, tuple[tuple[int, ...], ...]]] = []
+        """Every finished hand: who went out (-1: nobody) and the cards left in each hand."""
         self.turns = 0  # draws so far, every hand (one per turn)
-        self.result: str | None = None
-        self._last_rewards: tuple[float, ...] = (0.0,) * self.n
         self._deal(deck)
 
     # ----------------------------------------------------------------------------------
     # dealing and hands
     def _deal(self, deck: list[int]) -> None:
         n = self.n
-        first = self.hand_no % n  # reading 9: the dealer moves clockwise each hand
-        self.first = first
-        self.hands: list[list[int]] = [[] for _ in range(n)]
-        for i in range(HAND_SIZE * n):
-            self.hands[(first + i) % n].append(deck[i])
-        self.discard: list[int] = [deck[HAND_SIZE * n]]
-        self.stock: list[int] = list(reversed(deck[HAND_SIZE * n + 1 :]))  # top is last
-        self.discard_log: list[list[int]] = [[deck[HAND_SIZE * n], -1, -1]]
-        self.discard_entry: list[int] = [0]  # log index of each pile card
+        self._deal_cards(deck, self.hand_no % n, HAND_SIZE)  # reading 9: the dealer moves
         self.melds: list[TableMeld] = []
         self.meld_at: dict[tuple[int, int], TableMeld] = {}
         self.laid = [False] * n
@@ -237,37 +241,12 @@ class GameState:
         self.building = False  # the current player has begun laying the contract
         self.cutins_used = [0] * n
         self.cutin_queue: list[int] = []
-        self.turn_owner = first
-        self.current = first
-        self.phase = DRAW_PHASE
+        self.turn_owner = self.first
         self.hand_moves = 0
-        self._legal: list[int] | None = None
         self._places: tuple | None = None  # ``_open_places``, until a card is placed
 
     def contract_of(self, seat: int) -> Contract:
         return CONTRACTS[self.contract[seat]]
-
-    @property
-    def num_seats(self) -> int:
-        return self.n
-
-    @property
-    def is_terminal(self) -> bool:
-        return self.result is not None
-
-    def returns(self) -> tuple[float, ...]:
-        """Per seat: minus the penalty points so far ("points"), or +1 / -1 for winning or
-        not once the game is over ("win")."""
-        if self.config.reward == "points":
-            return tuple(-float(t) for t in self.totals)
-        if self.result is None:
-            return (0.0,) * self.n
-        winners = self.winners()
-        return tuple(1.0 if s in winners else -1.0 for s in range(self.n))
-
-    def rewards(self) -> tuple[float, ...]:
-        """Per-seat rewards earned by the last move (their sum over a game is ``returns``)."""
-        return self._last_rewards
 
     def winners(self) -> list[int]:
         """Reading 8: the lowest total among the players who completed all twelve contracts,
@@ -298,28 +277,10 @@ class GameState:
         scores = ", ".join(f"player_{s} {t}" for s, t in enumerate(self.totals))
         return f"{names} won after {len(self.hand_points)} hand(s); points: {scores}"
 
-    def top_discard(self) -> int:
-        return self.discard[-1] if self.discard else -1
-
     def clone(self) -> GameState:
-        new = GameState.__new__(GameState)
-        new.__dict__.update(self.__dict__)
-        new.rng = random.Random()
-        new.rng.setstate(self.rng.getstate())
-        for name in ("contract", "totals", "completed", "history", "deck", "stock", "discard",
-                     "discard_entry", "laid", "laid_turn", "last_discard", "last_discard_turn",
-                     "cutins_used", "cutin_queue"):
-            setattr(new, name, list(getattr(self, name)))  # fmt: skip
-        new.hand_points = [list(h) for h in self.hand_points]
-        new.hands = [list(h) for h in self.hands]
-        new.discard_log = [list(e) for e in self.discard_log]
-        new.melds = [m.copy() for m in self.melds]
+        new = self._copy_state()
         new.meld_at = {(m.owner, m.group): m for m in new.melds}
-        new._legal = new._places = None
         return new
-
-    def hand_types(self, seat: int) -> list[int]:
-        return [TYPE_OF[c] for c in self.hands[seat]]
 
     # ----------------------------------------------------------------------------------
     # legal moves
@@ -470,16 +431,16 @@ class GameState:
         self.hand_moves += 1
         info = _DECODED[action]
         kind = info.kind
-        if kind == "draw_stock":
+        if kind == KIND_DRAW_STOCK:
             self._draw_stock_turn(p)
-        elif kind == "draw_discard":
+        elif kind == KIND_DRAW_DISCARD:
             self._take_top(p)
             self._begin_placing()
-        elif kind in ("cutin_take", "cutin_pass"):
-            self._cutin(p, kind == "cutin_take")
-        elif kind == "discard":
+        elif kind in (KIND_CUTIN_TAKE, KIND_CUTIN_PASS):
+            self._cutin(p, kind == KIND_CUTIN_TAKE)
+        elif kind == KIND_DISCARD:
             self._discard(p, info.card)
-        elif kind == "set_meld" or kind == "run_meld":
+        elif kind in (KIND_SET_MELD, KIND_RUN_MELD):
             self._places = None
             self._meld(p, info.group, info.card, info.position)
         else:
@@ -487,36 +448,9 @@ class GameState:
             owner = (p + info.owner) % self.n
             self._layoff(p, self.meld_at[(owner, info.group)], info.card, info.end)
 
-    def _take(self, p: int, t: int) -> int:
-        hand = self.hands[p]
-        for i, c in enumerate(hand):
-            if TYPE_OF[c] == t:
-                return hand.pop(i)
-        raise AssertionError(f"player {p} holds no {t}")
-
-    def _take_top(self, p: int) -> None:
-        card = self.discard.pop()
-        entry = self.discard_entry.pop()
-        self.discard_log[entry][2] = p
-        self.hands[p].append(card)
-
     def _begin_placing(self) -> None:
         self.turns += 1
         self.phase = PLACE_PHASE
-
-    def _draw_from_stock(self, p: int) -> bool:
-        """One card from the stock; an empty stock is refilled from the pile under its top
-        card (reading 7). False when there is no card at all."""
-        if not self.stock:
-            if len(self.discard) <= 1:
-                return False
-            self.stock = list(reversed(self.discard[:-1]))
-            for entry in self.discard_entry[:-1]:
-                self.discard_log[entry][2] = -2  # turned into the stock
-            self.discard = self.discard[-1:]
-            self.discard_entry = self.discard_entry[-1:]
-        self.hands[p].append(self.stock.pop())
-        return True
 
     def _draw_stock_turn(self, p: int) -> None:
         if self.config.cut_ins and self.discard:
@@ -589,10 +523,7 @@ class GameState:
             meld.slots[position] = card
 
     def _discard(self, p: int, t: int) -> None:
-        card = self._take(p, t)
-        self.discard.append(card)
-        self.discard_entry.append(len(self.discard_log))
-        self.discard_log.append([card, p, -1])
+        self._put_on_pile(p, self._take(p, t))
         self.last_discard[p] = len(self.history) - 1
         self.last_discard_turn[p] = self.turns
         if not self.hands[p]:
@@ -608,6 +539,7 @@ class GameState:
         if out >= 0:
             penalty[out] = 0
         self.hand_points.append(penalty)
+        self.hand_left.append((out, tuple(tuple(hand) for hand in self.hands)))
         for s in range(self.n):
             self.totals[s] += penalty[s]
             if self.laid[s]:
@@ -617,28 +549,12 @@ class GameState:
             self._last_rewards = tuple(-float(x) for x in penalty)
         self.hand_no += 1
         limit = self.config.hands
-        if any(self.completed_all(s) for s in range(self.n)) or (limit and self.hand_no >= limit):
-            self.result = "over"
-            if self.config.reward == "win":
-                self._last_rewards = self.returns()
-            return
-        deck = list(range(DECK.size))
-        self.rng.shuffle(deck)
-        self._deal(deck)
+        done = any(self.completed_all(s) for s in range(self.n))
+        self._deal_again_unless(done or bool(limit and self.hand_no >= limit))
 
     # ----------------------------------------------------------------------------------
-    def locations(self) -> dict[int, str]:
-        """Where each physical card is (for conservation checks)."""
-        where: dict[int, str] = {}
-        places = [(f"hand{s}", h) for s, h in enumerate(self.hands)]
-        places += [("stock", self.stock), ("discard", self.discard)]
-        places += [(f"meld{m.owner}.{m.group}", m.physical()) for m in self.melds]
-        for name, cards in places:
-            for c in cards:
-                if c in where:
-                    raise AssertionError(f"card {c} is both in {where[c]} and {name}")
-                where[c] = name
-        return where
+    def _table_places(self) -> list[tuple[str, list[int]]]:
+        return [(f"meld{m.owner}.{m.group}", m.physical()) for m in self.melds]
 
 
 __all__ = [
@@ -649,6 +565,7 @@ __all__ = [
     "PLACE_PHASE",
     "CUTIN_PHASE",
     "DummyConfig",
+    "GameConfig",
     "GameState",
     "IllegalMoveError",
     "TableMeld",

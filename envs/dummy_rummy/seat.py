@@ -4,8 +4,25 @@ public facts (contracts, points, hand sizes); never another hand or the stock or
 from __future__ import annotations
 
 from ..core.seat import HandsAndStockSeatView
-from .actions import Contract
-from .rules import DummyConfig, GameState, TableMeld
+from .actions import (
+    KIND_CUTIN_PASS,
+    KIND_CUTIN_TAKE,
+    KIND_DISCARD,
+    KIND_DRAW_DISCARD,
+    KIND_DRAW_STOCK,
+    KIND_LAYOFF,
+    KIND_RUN_MELD,
+    KIND_SET_MELD,
+    Contract,
+    decode,
+)
+from .rules import GameConfig, GameState, TableMeld
+
+_MENU_PLACE = {
+    KIND_DRAW_STOCK: 0, KIND_DRAW_DISCARD: 0, KIND_CUTIN_TAKE: 1, KIND_CUTIN_PASS: 1,
+    KIND_SET_MELD: 2, KIND_RUN_MELD: 2, KIND_LAYOFF: 3, KIND_DISCARD: 4,
+}  # fmt: skip
+"""Where each kind of move stands in the menu."""
 
 
 class SeatView(HandsAndStockSeatView):
@@ -13,7 +30,7 @@ class SeatView(HandsAndStockSeatView):
     _state: GameState
 
     @property
-    def config(self) -> DummyConfig:
+    def config(self) -> GameConfig:
         return self._state.config
 
     @property
@@ -121,21 +138,24 @@ class SeatView(HandsAndStockSeatView):
             "sections": sections,
         }
 
+    def hand_ends(self) -> list[dict]:
+        """Every finished hand: who went out, the cards left in each hand and its penalty
+        points (the engine's ``hand_left`` and ``hand_points``)."""
+        from ..core.seat import hand_end
+        from .actions import DECK
+
+        limit = self.config.hands
+        state = self._state
+        ends = zip(state.hand_left, state.hand_points, strict=True)
+        return [
+            hand_end(f"Hand {k + 1}" + (f" of {limit}" if limit else ""), out, left, points,
+                     "penalty points", DECK.type_of)
+            for k, ((out, left), points) in enumerate(ends)
+        ]  # fmt: skip
+
     def menu_order(self, legal: list[int]) -> list[int]:
         """Draws, cut-ins, contract steps, lay-offs, discards; by id within each."""
-        from .actions import decode
-
-        kinds = {
-            "draw_stock": 0,
-            "draw_discard": 0,
-            "cutin_take": 1,
-            "cutin_pass": 1,
-            "set_meld": 2,
-            "run_meld": 2,
-            "layoff": 3,
-            "discard": 4,
-        }
-        return sorted(legal, key=lambda a: (kinds.get(decode(a).kind, 5), a))
+        return sorted(legal, key=lambda a: (_MENU_PLACE[decode(a).kind], a))
 
     def rules_text(self) -> str:
         return RULES

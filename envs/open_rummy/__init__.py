@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..core.game import lazy_adapter
-from .rules import GameState, OpenConfig
+from .rules import GameConfig, GameState, OpenConfig
 
 if TYPE_CHECKING:
     from .open_rummy import env, raw_env
@@ -26,4 +26,4 @@ _ADAPTER = ("env", "raw_env")
 __getattr__ = lazy_adapter(__name__, ".open_rummy", _ADAPTER)
 
 
-__all__ = ["GameState", "OpenConfig", "env", "raw_env"]
+__all__ = ["GameConfig", "GameState", "OpenConfig", "env", "raw_env"]

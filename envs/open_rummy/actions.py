@@ -103,9 +103,20 @@ def steal_action(slot: int, card_type: int) -> int:
     return STEAL_BASE + slot * N_STANDARD + card_type
 
 
+(
+    KIND_DRAW_STOCK, KIND_DRAW_DISCARD, KIND_DISCARD, KIND_CARDSWAP, KIND_SET_STEP,
+    KIND_RUN_STEP, KIND_LAYOFF, KIND_STEAL,
+) = range(8)  # fmt: skip
+KIND_NAMES = (
+    "draw_stock", "draw_discard", "discard", "cardswap", "set_step", "run_step", "layoff",
+    "steal",
+)  # fmt: skip
+"""An action's kind is a small int (it indexes tables in the hot paths); its name, for show."""
+
+
 @dataclass(frozen=True)
 class ActionInfo:
-    kind: str  # draw_stock draw_discard discard cardswap set_step run_step layoff steal
+    kind: int  # a KIND_* constant
     card: int = -1  # card type placed, discarded, swapped or put in a joker's place
     slot: int = -1  # layoff / steal: the meld slot
     suit: int = -1  # run_step: the run's suit
@@ -118,25 +129,25 @@ def decode(action: int) -> ActionInfo:
     if isinstance(action, bool) or not 0 <= action < N_ACTIONS:
         raise ValueError(f"action {action} is out of range 0-{N_ACTIONS - 1}")
     if action == DRAW_STOCK:
-        return ActionInfo("draw_stock")
+        return ActionInfo(KIND_DRAW_STOCK)
     if action == DRAW_DISCARD:
-        return ActionInfo("draw_discard")
+        return ActionInfo(KIND_DRAW_DISCARD)
     if action < CARDSWAP_BASE:
-        return ActionInfo("discard", card=action - DISCARD_BASE)
+        return ActionInfo(KIND_DISCARD, card=action - DISCARD_BASE)
     if action < SET_STEP_BASE:
-        return ActionInfo("cardswap", card=action - CARDSWAP_BASE)
+        return ActionInfo(KIND_CARDSWAP, card=action - CARDSWAP_BASE)
     if action < RUN_STEP_BASE:
-        return ActionInfo("set_step", card=action - SET_STEP_BASE)
+        return ActionInfo(KIND_SET_STEP, card=action - SET_STEP_BASE)
     if action < RUN_JOKER_BASE:
         t = action - RUN_STEP_BASE
-        return ActionInfo("run_step", card=t, suit=t // 13, position=position_of(t))
+        return ActionInfo(KIND_RUN_STEP, card=t, suit=t // 13, position=position_of(t))
     if action < LAYOFF_BASE:
         suit, p = divmod(action - RUN_JOKER_BASE, 13)
-        return ActionInfo("run_step", card=JOKER, suit=suit, position=p + LOW_POSITION)
+        return ActionInfo(KIND_RUN_STEP, card=JOKER, suit=suit, position=p + LOW_POSITION)
     if action < STEAL_BASE:
         slot, k = divmod(action - LAYOFF_BASE, LAYOFF_WIDTH)
         if k >= N_STANDARD:
-            return ActionInfo("layoff", card=JOKER, slot=slot, end=k - N_STANDARD)
-        return ActionInfo("layoff", card=k, slot=slot)
+            return ActionInfo(KIND_LAYOFF, card=JOKER, slot=slot, end=k - N_STANDARD)
+        return ActionInfo(KIND_LAYOFF, card=k, slot=slot)
     slot, t = divmod(action - STEAL_BASE, N_STANDARD)
-    return ActionInfo("steal", card=t, slot=slot)
+    return ActionInfo(KIND_STEAL, card=t, slot=slot)

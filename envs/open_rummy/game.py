@@ -8,7 +8,7 @@ from .actions import CARDSWAP_BASE, DISCARD_BASE, DRAW_DISCARD, N_ACTIONS
 from .notation import move_text, parse_move
 from .observer import HIDDEN, OBS_SIZE, OFFSET, STATE_SIZE, Observer, encode_state
 from .render import render_table
-from .rules import GameState, OpenConfig
+from .rules import GameConfig, GameState
 from .seat import SeatView
 
 
@@ -23,8 +23,8 @@ GAME = Game(
     title="Open Rummy",
     version=0,
     team=False,
-    config_type=OpenConfig,
-    make_config=OpenConfig.make,
+    config_type=GameConfig,
+    make_config=GameConfig.make,
     deck=lambda config: config.deck,
     new_state=GameState,
     num_seats=lambda config: config.num_players,

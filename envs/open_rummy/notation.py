@@ -30,6 +30,11 @@ from .actions import (
     DRAW_STOCK,
     JOKER_HIGH,
     JOKER_LOW,
+    KIND_CARDSWAP,
+    KIND_DISCARD,
+    KIND_RUN_STEP,
+    KIND_SET_STEP,
+    KIND_STEAL,
     MAX_MELDS,
     RUN_STEP_BASE,
     SET_STEP_BASE,
@@ -57,17 +62,17 @@ def move_text(state: GameState, action: int) -> str:
     if action == DRAW_DISCARD:
         return "draw discard"
     code = card_code(info.card)
-    if info.kind == "discard":
+    if info.kind == KIND_DISCARD:
         return f"discard {code}"
-    if info.kind == "cardswap":
+    if info.kind == KIND_CARDSWAP:
         return f"cardswap {code}"
-    if info.kind == "set_step":
+    if info.kind == KIND_SET_STEP:
         return f"meld set {code}"
-    if info.kind == "run_step":
+    if info.kind == KIND_RUN_STEP:
         if info.card == JOKER:
             return f"meld run JK as {card_code(card_at_position(info.suit, info.position))}"
         return f"meld run {code}"
-    if info.kind == "steal":
+    if info.kind == KIND_STEAL:
         return f"steal meld {info.slot + 1} with {code}"
     text = f"layoff {code} on meld {info.slot + 1}"
     if info.card == JOKER and info.slot < len(state.melds):

@@ -7,13 +7,14 @@ search in ``meld_plans``); where the sheet is silent the engine follows
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from typing import ClassVar
 
 from ..core.cards import JOKER, N_CARD_TYPES, N_STANDARD, DeckSpec
+from ..core.clone import COPY, COPY_EACH, DERIVED, SHARE, How, declared_copy
 from ..core.game import IllegalMoveError, RulesConfig
 from ..core.melds import ACE_HIGH, MeldRules
+from ..core.pile_rummy import DRAW_PHASE, PLACE_PHASE, PileRummyState
 from .actions import (
     ACE_POSITION,
     CARDSWAP_BASE,
@@ -22,6 +23,13 @@ from .actions import (
     DRAW_STOCK,
     JOKER_HIGH,
     JOKER_LOW,
+    KIND_CARDSWAP,
+    KIND_DISCARD,
+    KIND_DRAW_DISCARD,
+    KIND_DRAW_STOCK,
+    KIND_LAYOFF,
+    KIND_RUN_STEP,
+    KIND_SET_STEP,
     LOW_POSITION,
     MAX_JOKERS,
     MAX_SEATS,
@@ -40,7 +48,6 @@ from .actions import (
 )
 from .meld_plans import MELD_SIZE, first_steps, legal_steps
 
-DRAW_PHASE, PLACE_PHASE = 0, 1
 MIN_SEATS = 2
 _DECODED = tuple(decode(a) for a in range(N_ACTIONS))  # ActionInfo is frozen: shared
 _BIT = tuple(1 << t for t in range(N_STANDARD)) + (0,)  # a card type's bit (none: a joker)
@@ -64,7 +71,7 @@ def hand_size_for(num_players: int) -> int:
 
 
 @dataclass(frozen=True)
-class OpenConfig(RulesConfig):
+class GameConfig(RulesConfig):
     """Everything that changes the rules of a game of Open Rummy."""
 
     VARIANTS: ClassVar[dict[str, str]] = {
@@ -98,10 +105,6 @@ class OpenConfig(RulesConfig):
         self.check_bool("card_swap")
         self.check_choice("reward", ("points", "win"))
 
-    @classmethod
-    def make(cls, **options) -> OpenConfig:
-        return cls.from_dict(options)
-
     @property
     def deck(self) -> DeckSpec:
         return deck_spec(self.jokers)
@@ -112,6 +115,10 @@ class OpenConfig(RulesConfig):
 
     def label(self) -> str:
         return f"{self.num_players} players"
+
+
+OpenConfig = GameConfig
+"""The config's former name (the three games' configs are all ``GameConfig`` now)."""
 
 
 Offers = tuple[frozenset[int], tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]
@@ -219,13 +226,12 @@ class TableMeld:
             places += ((t, t), (JOKER, JOKER_HIGH if end else JOKER_LOW))
         return places
 
-    def copy(self) -> TableMeld:
-        new = TableMeld(self.slot, self.owner, self.is_set)
-        new.rank, new.suit, new.closed = self.rank, self.suit, self.closed
-        new.cards = list(self.cards)
-        new.slots = dict(self.slots)
-        new._offers = self._offers
-        return new
+    copy = declared_copy(
+        {"slot": SHARE, "owner": SHARE, "is_set": SHARE, "rank": SHARE, "suit": SHARE,
+         "cards": COPY, "slots": COPY, "closed": SHARE,
+         "_offers": SHARE},  # replaced, never changed in place
+        __slots__,
+    )  # fmt: skip
 
 
 def placed_points(meld: TableMeld, card: int, position: int = 0) -> int:
@@ -238,89 +244,57 @@ def placed_points(meld: TableMeld, card: int, position: int = 0) -> int:
     return points(card_at_position(meld.suit, position))
 
 
-class GameState:
+class GameState(PileRummyState):
     """A game of Open Rummy in progress. ``legal_actions()`` is the one legal-move function.
 
     The first round is dealt from ``deck`` (physical ids, top first); later rounds are
     shuffled by the state's own RNG, seeded from that deck, so a game is reproducible from
     its first deck."""
 
-    def __init__(self, config: OpenConfig, deck: list[int]) -> None:
-        self.config = config
+    TYPE_OF = TYPE_OF
+    TAKE_NEWEST = True
+    CLONE_FIELDS: ClassVar[dict[str, How]] = {
+        **PileRummyState.CLONE_FIELDS,
+        "spec": SHARE, "hand_size": SHARE, "round_no": SHARE, "round_scores": COPY_EACH,
+        "round_out": COPY, "placed_total": COPY, "laid_rounds": COPY, "placements": SHARE,
+        "pending": DERIVED, "laid": COPY, "placed": COPY, "swap_open": SHARE, "swaps": SHARE,
+        "round_moves": SHARE, "round_left": COPY,
+        "_stand": SHARE, "_moves": SHARE,  # replaced, never changed in place
+    }  # fmt: skip
+    _copy_state = declared_copy(CLONE_FIELDS)
+
+    def __init__(self, config: GameConfig, deck: list[int]) -> None:
         self.spec = config.deck
-        if sorted(deck) != list(range(self.spec.size)):
-            raise ValueError(
-                f"a deck must hold each of the {self.spec.size} physical cards once "
-                f"({self.spec.describe()})"
-            )
-        self.n = config.num_players
+        self._begin(config, deck, self.spec.size, f" ({self.spec.describe()})")
         self.hand_size = config.hand_size
-        self.deck = list(deck)
-        self.rng = random.Random(",".join(map(str, deck)))
-        self.totals = [0] * self.n
         self.round_no = 0
         self.round_scores: list[list[int]] = []  # each finished round's point change per seat
         self.round_out: list[int] = []  # who went out of each finished round (-1: nobody)
+        self.round_left: list[tuple[tuple[int, ...], ...]] = []  # its cards left in each hand
         self.placed_total = [0] * self.n  # points placed, every round
         self.laid_rounds = [0] * self.n  # finished rounds in which the seat laid a meld
-        self.history: list[tuple[int, int]] = []
         self.turns = 0  # turns begun, every round (a draw or a card swap begins one)
         self.placements = 0  # moves that placed a card on the table, every round
-        self.result: str | None = None
-        self._last_rewards: tuple[float, ...] = (0.0,) * self.n
         self._deal(deck)
 
     # ----------------------------------------------------------------------------------
     # dealing and rounds
     def _deal(self, deck: list[int]) -> None:
-        n, k = self.n, self.hand_size
-        first = self.round_no % n  # reading 10: the dealer moves clockwise each round
-        self.first = first
-        self.hands: list[list[int]] = [[] for _ in range(n)]
-        for i in range(k * n):
-            self.hands[(first + i) % n].append(deck[i])
-        self.discard: list[int] = [deck[k * n]]
-        self.stock: list[int] = list(reversed(deck[k * n + 1 :]))  # top is last
-        self.discard_log: list[list[int]] = [[deck[k * n], -1, -1]]
-        self.discard_entry: list[int] = [0]  # log index of each pile card
+        n = self.n
+        self._deal_cards(deck, self.round_no % n, self.hand_size)  # reading 10: the dealer
         self.melds: list[TableMeld] = []
         self.pending: TableMeld | None = None  # the new meld being laid
         self.laid = [False] * n  # laid a meld of one's own this round
         self.placed = [0] * n  # points placed this round
         self.swap_open = self.config.card_swap  # the card-swap chain (reading 11)
         self.swaps = 0
-        self.current = first
-        self.phase = DRAW_PHASE
         self.round_moves = 0
-        self._legal: list[int] | None = None
         self._stand: frozenset[int] | None = None  # stand_ins, until a card is placed
         self._moves: TableMoves | None = None  # ``_table_moves``, the same
 
     @property
-    def num_seats(self) -> int:
-        return self.n
-
-    @property
-    def is_terminal(self) -> bool:
-        return self.result is not None
-
-    @property
     def building(self) -> bool:
         return self.pending is not None
-
-    def returns(self) -> tuple[float, ...]:
-        """Per seat: the points total ("points"), or +1 / -1 for winning or not once the
-        game is over ("win")."""
-        if self.config.reward == "points":
-            return tuple(float(t) for t in self.totals)
-        if self.result is None:
-            return (0.0,) * self.n
-        winners = self.winners()
-        return tuple(1.0 if s in winners else -1.0 for s in range(self.n))
-
-    def rewards(self) -> tuple[float, ...]:
-        """Per-seat rewards earned by the last move (their sum over a game is ``returns``)."""
-        return self._last_rewards
 
     def seat_stats(self, seat: int) -> dict[str, float]:
         """Per seat over the game: points total, rounds finished, rounds gone out, points
@@ -347,38 +321,10 @@ class GameState:
         scores = ", ".join(f"player_{s} {t}" for s, t in enumerate(self.totals))
         return f"{names} won after {len(self.round_scores)} round(s); points: {scores}"
 
-    def top_discard(self) -> int:
-        return self.discard[-1] if self.discard else -1
-
     def clone(self) -> GameState:
-        new = GameState.__new__(GameState)
-        new.__dict__.update(self.__dict__)
-        new.rng = random.Random()
-        new.rng.setstate(self.rng.getstate())
-        for name in (
-            "totals",
-            "round_out",
-            "history",
-            "deck",
-            "stock",
-            "discard",
-            "discard_entry",
-            "laid",
-            "placed",
-            "placed_total",
-            "laid_rounds",
-        ):
-            setattr(new, name, list(getattr(self, name)))  # fmt: skip
-        new.round_scores = [list(r) for r in self.round_scores]
-        new.hands = [list(h) for h in self.hands]
-        new.discard_log = [list(e) for e in self.discard_log]
-        new.melds = [m.copy() for m in self.melds]
+        new = self._copy_state()
         new.pending = new.melds[self.pending.slot] if self.pending is not None else None
-        new._legal = None
         return new
-
-    def hand_types(self, seat: int) -> list[int]:
-        return [TYPE_OF[c] for c in self.hands[seat]]
 
     def live_melds(self) -> list[TableMeld]:
         """Melds on the table, closed sets and the meld being laid excluded."""
@@ -509,26 +455,26 @@ class GameState:
         self.round_moves += 1
         info = _DECODED[action]
         kind = info.kind
-        if kind == "draw_stock":
+        if kind == KIND_DRAW_STOCK:
             self.swap_open = False
             self.turns += 1
             if not self._draw_from_stock(p):
                 self._end_round(out=-1)  # reading 13: no card left anywhere
                 return
             self.phase = PLACE_PHASE
-        elif kind == "draw_discard":
+        elif kind == KIND_DRAW_DISCARD:
             self.swap_open = False
             self.turns += 1
             self._take_top(p)
             self.phase = PLACE_PHASE
-        elif kind == "cardswap":
+        elif kind == KIND_CARDSWAP:
             self.turns += 1
             self._take_top(p)
             self._put_on_pile(p, self._take(p, info.card))
             self.swaps += 1
             self.swap_open = self.swaps < self.n  # reading 11: once round the table at most
             self._next_turn(p)
-        elif kind == "discard":
+        elif kind == KIND_DISCARD:
             self._put_on_pile(p, self._take(p, info.card))
             if not self.hands[p]:
                 self._end_round(out=p)
@@ -540,9 +486,9 @@ class GameState:
         else:  # a card placed on the table
             self.placements += 1
             self._stand = self._moves = None
-            if kind == "set_step" or kind == "run_step":
+            if kind in (KIND_SET_STEP, KIND_RUN_STEP):
                 self._meld_step(p, info)
-            elif kind == "layoff":
+            elif kind == KIND_LAYOFF:
                 self._layoff(p, self.melds[info.slot], info.card, info.end)
             else:
                 self._steal(p, self.melds[info.slot], info.card)
@@ -560,41 +506,9 @@ class GameState:
         self.current = (p + 1) % self.n
         self.phase = DRAW_PHASE
 
-    def _take(self, p: int, t: int) -> int:
-        hand = self.hands[p]
-        for i in range(len(hand) - 1, -1, -1):
-            if TYPE_OF[hand[i]] == t:
-                return hand.pop(i)
-        raise AssertionError(f"player {p} holds no {t}")
-
-    def _take_top(self, p: int) -> None:
-        card = self.discard.pop()
-        entry = self.discard_entry.pop()
-        self.discard_log[entry][2] = p
-        self.hands[p].append(card)
-
-    def _put_on_pile(self, p: int, card: int) -> None:
-        self.discard.append(card)
-        self.discard_entry.append(len(self.discard_log))
-        self.discard_log.append([card, p, -1])
-
-    def _draw_from_stock(self, p: int) -> bool:
-        """One card from the stock; an empty stock is refilled from the pile under its top
-        card, oldest first (reading 13). False when there is no card at all."""
-        if not self.stock:
-            if len(self.discard) <= 1:
-                return False
-            self.stock = list(reversed(self.discard[:-1]))
-            for entry in self.discard_entry[:-1]:
-                self.discard_log[entry][2] = -2  # turned into the stock
-            self.discard = self.discard[-1:]
-            self.discard_entry = self.discard_entry[-1:]
-        self.hands[p].append(self.stock.pop())
-        return True
-
     def _meld_step(self, p: int, info) -> None:
         meld = self.pending
-        is_set = info.kind == "set_step"
+        is_set = info.kind == KIND_SET_STEP
         if meld is None:
             meld = TableMeld(len(self.melds), p, is_set)
             self.melds.append(meld)
@@ -652,6 +566,7 @@ class GameState:
         change = [self.placed[s] - penalty[s] for s in range(self.n)]
         self.round_scores.append(change)
         self.round_out.append(out)
+        self.round_left.append(tuple(tuple(hand) for hand in self.hands))
         for s in range(self.n):
             self.totals[s] -= penalty[s]
             self.laid_rounds[s] += self.laid[s]
@@ -662,30 +577,11 @@ class GameState:
         self.round_no += 1
         limit = self.config.rounds
         won = out >= 0 and max(self.totals) >= self.config.target
-        if won or (limit and self.round_no >= limit):
-            self.result = "over"
-            if self.config.reward == "win":
-                self._last_rewards = self.returns()
-            return
-        deck = list(range(self.spec.size))
-        self.rng.shuffle(deck)
-        self._deal(deck)
+        self._deal_again_unless(won or bool(limit and self.round_no >= limit))
 
     # ----------------------------------------------------------------------------------
-    def locations(self) -> dict[int, str]:
-        """Where each physical card is (for conservation checks)."""
-        where: dict[int, str] = {}
-        places = [(f"hand{s}", h) for s, h in enumerate(self.hands)]
-        places += [("stock", self.stock), ("discard", self.discard)]
-        places += [
-            (f"{'closed' if m.closed else 'meld'}{m.slot}", m.physical()) for m in self.melds
-        ]
-        for name, cards in places:
-            for c in cards:
-                if c in where:
-                    raise AssertionError(f"card {c} is both in {where[c]} and {name}")
-                where[c] = name
-        return where
+    def _table_places(self) -> list[tuple[str, list[int]]]:
+        return [(f"{'closed' if m.closed else 'meld'}{m.slot}", m.physical()) for m in self.melds]
 
 
 __all__ = [
@@ -696,6 +592,7 @@ __all__ = [
     "PLACE_PHASE",
     "GameState",
     "IllegalMoveError",
+    "GameConfig",
     "OpenConfig",
     "TableMeld",
     "hand_size_for",

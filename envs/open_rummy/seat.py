@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..core.cards import JOKER
 from ..core.seat import HandsAndStockSeatView
 from .actions import TYPE_OF
-from .rules import GameState, OpenConfig, TableMeld
+from .rules import GameConfig, GameState, TableMeld
 
 
 class SeatView(HandsAndStockSeatView):
@@ -15,7 +15,7 @@ class SeatView(HandsAndStockSeatView):
     _state: GameState
 
     @property
-    def config(self) -> OpenConfig:
+    def config(self) -> GameConfig:
         return self._state.config
 
     @property
@@ -118,6 +118,21 @@ class SeatView(HandsAndStockSeatView):
             **self._pile_table(code),
             "sections": sections,
         }
+
+    def hand_ends(self) -> list[dict]:
+        """Every finished round: who went out, the cards left in each hand and each seat's
+        points for it (placed minus left in hand: the engine's ``round_out``,
+        ``round_left`` and ``round_scores``)."""
+        from ..core.seat import hand_end
+
+        limit = self.config.rounds
+        state = self._state
+        ends = zip(state.round_out, state.round_left, state.round_scores, strict=True)
+        return [
+            hand_end(f"Round {k + 1}" + (f" of {limit}" if limit else ""), out, left, points,
+                     "points (placed minus left in hand)", TYPE_OF.__getitem__)
+            for k, (out, left, points) in enumerate(ends)
+        ]  # fmt: skip
 
     def _meld_item(self, meld: TableMeld) -> str:
         """``meld 3: 7H 8H JK(9H)``; a set's joker names the suits it may stand for
