@@ -3,11 +3,15 @@ only where torch is wanted)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import gymnasium
+import numpy as np
 import torch
 import torch.nn.functional as F
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
+from commoncause.agents.trained import ILLEGAL_LOGIT
 from commoncause.envs.core.cards import JOKER, N_CARD_TYPES, rank_of, suit_of
 from commoncause.envs.core.game import CardMoves
 
@@ -127,3 +131,44 @@ def action_logits(
         slots = card_head.slot if columns is None else card_head.slot[columns]
         logits = logits + card_head.scores(obs, latent)[:, slots]
     return logits
+
+
+def build_critic(in_size: int, net_arch: list[int], activation: str) -> torch.nn.Sequential:
+    """A centralised critic (``net_arch``, then one value) over the seat's observation and
+    what the seat does not see (``in_size`` in all), initialised as SB3 initialises the
+    policy's value layers: orthogonal, gain sqrt(2) in the hidden layers and 1 at the
+    value."""
+    from stable_baselines3.common.policies import BasePolicy
+    from stable_baselines3.common.torch_layers import create_mlp
+
+    critic = torch.nn.Sequential(*create_mlp(in_size, 1, net_arch, ACTIVATIONS[activation]))
+    critic[:-1].apply(partial(BasePolicy.init_weights, gain=np.sqrt(2)))
+    BasePolicy.init_weights(critic[-1], gain=1.0)
+    return critic
+
+
+def legal_columns(mask: np.ndarray) -> torch.Tensor:
+    """The moves legal in at least one row of a boolean (rows, moves) mask."""
+    return torch.from_numpy(np.flatnonzero(mask.any(axis=0)))
+
+
+def legal_logits_and_values(policy, obs: torch.Tensor, mask: torch.Tensor,
+                            columns: torch.Tensor | None = None, critic=None,
+                            hidden: torch.Tensor | None = None):  # fmt: skip
+    """``(columns, logits, values)`` of a batch, the logits on the moves legal somewhere in
+    it only: ``logits[:, j]`` is ``masked_logits(...)[:, columns[j]]`` (illegal at -1e8).
+    The columns left out are illegal in every row, so softmax, loss and gradients are exactly
+    those of the full logits (a minibatch of 512 has ~700 of 4445 moves legal somewhere).
+    With a ``critic`` the values are its, on ``obs`` and ``hidden``."""
+    if columns is None:
+        on_cpu = mask.device.type == "cpu"
+        columns = legal_columns(mask.numpy()) if on_cpu else mask.any(dim=0).nonzero()[:, 0]
+    features = policy.extract_features(obs)
+    if critic is None:
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+        values = policy.value_net(latent_vf).flatten()
+    else:
+        latent_pi = policy.mlp_extractor.forward_actor(features)
+        values = critic(torch.cat((obs, hidden), dim=1)).flatten()
+    logits = action_logits(policy, obs, latent_pi, columns)
+    return columns, logits.masked_fill(~mask[:, columns], ILLEGAL_LOGIT), values

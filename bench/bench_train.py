@@ -133,8 +133,8 @@ def profile(config, steps: int, out_dir: str, weights=None) -> list[tuple[str, f
                                                lambda: f"{phase[0]}_forward")),  # fmt: skip
         (torch.Tensor, "backward", timed(torch.Tensor.backward, "backward")),
         (torch.optim.Adam, "step", timed(torch.optim.Adam.step, "adam")),
-        (ppo.TorchPPO, "update", in_phase(ppo.TorchPPO.update, "update")),
-        (ppo.TorchPPO, "_collect_slice", timed(ppo.TorchPPO._collect_slice, "collect")),
+        (ppo.PPO, "update", in_phase(ppo.PPO.update, "update")),
+        (ppo.PPO, "_collect_slice", timed(ppo.PPO._collect_slice, "collect")),
     ]
     saved = [(owner, name, getattr(owner, name)) for owner, name, _ in patches]
     for owner, name, wrapper in patches:

@@ -231,7 +231,8 @@ def test_a_centralised_critic_values_what_the_seat_does_not_see(tmp_path: Path):
     """critic: state: a rollout's values are the critic's on the stored observation and
     what the deciding seat does not see (the partner's hand among it)."""
     from commoncause.train.config import TrainConfig
-    from commoncause.train.ppo import TorchPPO, legal_logits_and_values
+    from commoncause.train.ppo import legal_logits_and_values
+    from commoncause.train.ppo_parallel import TorchPPO
     from commoncause.train.selfplay import SelfPlayEnv
 
     class Monitor:
@@ -304,7 +305,7 @@ def test_gumbel_sampling_is_legal_and_follows_the_softmax():
 
 def test_torch_rollout_actions_are_legal(tmp_path: Path):
     from commoncause.train.config import TrainConfig
-    from commoncause.train.ppo import TorchPPO
+    from commoncause.train.ppo_parallel import TorchPPO
     from commoncause.train.selfplay import SelfPlayEnv
 
     class Monitor:
@@ -333,7 +334,7 @@ def test_torch_rollout_actions_are_legal(tmp_path: Path):
 def _rollouts(tmp_path: Path, workers: int, rollouts: int = 2) -> list[dict]:
     """``rollouts`` rollouts of 4 envs by ``workers`` processes, a copy of each buffer."""
     from commoncause.train.config import TrainConfig
-    from commoncause.train.ppo import TorchPPO
+    from commoncause.train.ppo_parallel import TorchPPO
     from commoncause.train.selfplay import SelfPlayEnv
 
     class Monitor:
@@ -396,7 +397,7 @@ def test_an_update_shared_with_the_worker_equals_one_process_alone(tmp_path: Pat
     import copy
 
     from commoncause.train.config import TrainConfig
-    from commoncause.train.ppo import TorchPPO
+    from commoncause.train.ppo_parallel import TorchPPO
     from commoncause.train.selfplay import SelfPlayEnv
 
     class Monitor:
@@ -446,7 +447,7 @@ def test_a_failing_rollout_worker_is_named_with_its_error(tmp_path: Path):
     """An env that raises in the worker's slice: the learner raises a RuntimeError naming
     the worker and carrying the env's traceback, and the worker is gone after close."""
     from commoncause.train.config import TrainConfig
-    from commoncause.train.ppo import TorchPPO
+    from commoncause.train.ppo_parallel import TorchPPO
     from commoncause.train.selfplay import SelfPlayEnv
 
     class Monitor:

@@ -12,7 +12,8 @@ import yaml
 from competitive import check_per_seat_rewards, smoke_train
 
 from commoncause.train.config import TrainConfig, config_from_dict, load_config
-from commoncause.train.ppo import TorchPPO, compute_linked_gae
+from commoncause.train.ppo_parallel import TorchPPO
+from commoncause.train.ppo_seats import compute_linked_gae
 from commoncause.train.selfplay import SelfPlayEnv
 
 ROOT = Path(__file__).resolve().parent.parent

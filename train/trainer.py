@@ -45,7 +45,7 @@ from .config import TrainConfig, config_from_dict
 
 BASELINE_TEAM = ("baseline", "baseline")
 
-TRAINERS = {"torch": "commoncause.train.ppo", "sb3": "commoncause.train.sb3",
+TRAINERS = {"torch": "commoncause.train.ppo_parallel", "sb3": "commoncause.train.sb3",
             "rllib": "commoncause.train.rllib"}  # fmt: skip
 """Config ``trainer`` -> its module (``DESCRIPTION``, ``make_envs``, ``make_model``,
 ``learn``, ``close_envs``)."""
