@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from commoncause.agents.evaluate import deal_seed, make_agent, parse_team, play_game  # noqa: E402
 from commoncause.options import add_game_arguments, game_and_config, selected_game  # noqa: E402
+from commoncause.progress import progress  # noqa: E402
 
 TEAMS = (
     "search,trained",
@@ -65,7 +66,11 @@ class Timed:
 def measure(team: str, games: int, seed: int, game, config) -> dict:
     members = list(parse_team(team, game.num_seats(config), game.name, config))
     agents = tuple(Timed(make_agent(m, game.name)) for m in members)
-    results = [play_game(config, agents, deal_seed(seed, i), game.name) for i in range(games)]
+    results = []
+    with progress(team, games) as done:  # a bar, or lines on stderr when piped
+        for i in range(games):
+            results.append(play_game(config, agents, deal_seed(seed, i), game.name))
+            done(i + 1)
     wins = sum(r.win for r in results)
     searched = [a for a, m in zip(agents, members, strict=True) if m.startswith("search")]
     wall = [t for a in searched for t in a.wall]

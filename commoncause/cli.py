@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,7 +102,7 @@ def run_games(args: argparse.Namespace) -> int:
 
 
 def _team_arguments(p: argparse.ArgumentParser, default_games: int) -> None:
-    from commoncause.agents.evaluate import AGENT_CHOICES
+    from commoncause.agents.registry import AGENT_CHOICES
     from commoncause.options import add_seed_argument
 
     p.add_argument(
@@ -119,25 +120,21 @@ def _team_arguments(p: argparse.ArgumentParser, default_games: int) -> None:
     p.add_argument("--json", type=Path, help="write the figures to this JSON file")
 
 
-def _progress(total: int, what: str):
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
+@contextmanager
+def _progress(what: str, total: int) -> Iterator[Callable[[int], None]]:
+    """``commoncause.progress``'s bar (plain lines on stderr when piped), fed the games each
+    finished job played: ``with _progress(what, total) as advance: ... advance(n)``."""
+    from commoncause import progress
 
-    bar = Progress(
-        TextColumn(what),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        transient=True,
-        disable=not sys.stdout.isatty(),  # (else it leaves a blank line in piped output)
-    )
-    task = bar.add_task(what, total=total)
-    return bar, lambda n: bar.advance(task, n)
+    with progress.progress(what, total) as done:
+        count = 0
+
+        def advance(games: int) -> None:
+            nonlocal count
+            count += games
+            done(count)
+
+        yield advance
 
 
 def _interrupted() -> int:
@@ -179,32 +176,102 @@ def _check_eval_paths(args: argparse.Namespace) -> None:
         check_output_file(args.journal, "--journal")
 
 
-def _run_table_eval(args: argparse.Namespace, game, config) -> int:
-    """A competitive game: the members rotate through every seat on each deal
-    (``agents/tournament.py``); a table per member, and member 0 against the field."""
+def run_eval(args: argparse.Namespace) -> int:
+    """Play a team over many seeded deals (each once in a team game, in every seat rotation
+    in a competitive one: ``agents/evaluate.py``); print a table, optionally write JSON."""
     import json
 
-    from rich.console import Console
-    from rich.table import Table
+    from commoncause.agents.evaluate import evaluate
+    from commoncause.agents.registry import parse_team
+    from commoncause.options import game_and_config
 
-    from commoncause.agents.evaluate import parse_team
-    from commoncause.agents.tournament import evaluate_table
-
+    game, config = game_and_config(args)
     seats = game.num_seats(config)
-    if args.compare:
+    if game.team and (args.journal or args.so_far):
+        raise ValueError(f"--journal is for the competitive games; {game.title} runs in minutes")
+    _check_eval_paths(args)
+    if args.compare and not game.team:
         raise ValueError(f"--compare is for team games; {game.title} rotates one table")
-    team = parse_team(args.team, seats, game.name, config)
+    teams = [parse_team(args.team, seats, game.name, config)]
+    if args.compare:
+        teams.append(parse_team(args.compare, seats, game.name, config))
+    stock_size = getattr(args, "stock_size", None)
+    level = config.label() if stock_size is None else f"stock {stock_size}"
+    rotations = 1 if game.team else seats
+    reports = []
     try:
-        bar, advance = _progress(args.games * seats, f"{','.join(team)}: {config.label()}")
-        with bar:
-            report = evaluate_table(
-                team, config, args.games, args.seed, args.workers, game.name, advance,
-                journal=args.journal, so_far=args.so_far,
-            )  # fmt: skip
+        for team in teams:
+            what = f"{'+'.join(team)} on {level}" if game.team else f"{','.join(team)}: {level}"
+            with _progress(what, args.games * rotations) as advance:
+                reports.append(evaluate(
+                    team, config, args.games, args.seed, args.workers, level, advance,
+                    game=game.name, journal=args.journal, so_far=args.so_far,
+                ))  # fmt: skip
     except KeyboardInterrupt:
         if args.journal:
             print(f"the deals played are in {args.journal}: the same command continues")
         return _interrupted()
+    data = _print_teams(reports, args, game, level) if game.team else _print_table(
+        reports[0], args, game, config
+    )
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(data, indent=2) + "\n")
+        print(f"wrote {args.json}")
+    return 0
+
+
+def _console():
+    """A console for tables: piped or redirected, no terminal width to fit, so never cut a
+    member's name."""
+    from rich.console import Console
+
+    return Console(width=None if sys.stdout.isatty() else 10_000)
+
+
+def _print_teams(reports: list, args: argparse.Namespace, game, level: str) -> dict:
+    """A team game's reports (a second: ``--compare``, with the paired difference) as a table;
+    their JSON figures."""
+    from rich.table import Table
+
+    from commoncause.agents.stats import paired_difference
+
+    size = reports[0].stock_size
+    title = f"{game.title} - {level}" + (f" (stock {size})" if size is not None else "")
+    table = Table(title=f"{title}, seed {args.seed}")
+    columns = ("team", "games", "wins", "win rate", "95% interval", "turns", "pickups", "games/s")
+    for column in columns:
+        table.add_column(column, justify="right", overflow="fold")
+    for report in reports:
+        low, high = report.ci95
+        table.add_row(
+            "+".join(report.team), f"{report.games:,}", f"{report.wins:,}",
+            f"{report.win_rate:.1%}", f"{low:.1%} - {high:.1%}", f"{report.mean_turns:.2f}",
+            f"{report.mean_discard_pickups:.2f}", f"{report.games_per_second:,.0f}",
+        )  # fmt: skip
+    _console().print(table)
+    print("turns: one player's draw-place-discard; pickups: turns that took the top discard")
+    data = reports[0].to_json()
+    if len(reports) == 2:
+        first, second = reports
+        diff = paired_difference(first.wins_by_game, second.wins_by_game)
+        low, high = diff["ci95"]
+        print(
+            f"difference {'+'.join(first.team)} - {'+'.join(second.team)}: "
+            f"{100 * diff['value']:+.1f} points [{100 * low:+.1f}, {100 * high:+.1f}] "
+            f"(95%, paired over the same {diff['n']:,} deals)"
+        )
+        data["compare"] = second.to_json()
+        data["difference"] = diff
+    return data
+
+
+def _print_table(report, args: argparse.Namespace, game, config) -> dict:
+    """A competitive game's report: a row per member, and member 0 against the field (per
+    game, and per hand where the game scores hands); its JSON figures."""
+    from rich.table import Table
+
+    seats = len(report.team)
     held = f" (so far, of {args.games:,})" if args.so_far else ""
     table = Table(
         title=f"{game.title} - {config.label()}, seed {args.seed}: {report.deals:,} deals{held} "
@@ -219,11 +286,12 @@ def _run_table_eval(args: argparse.Namespace, game, config) -> int:
             m["member"], f"{m['return']['mean']:.2f}", f"{low:.2f} - {high:.2f}",
             f"{m['win_rate']:.1%}", *(f"{m[k]:.3f}" for k in stat_keys),
         )  # fmt: skip
-    Console(width=None if sys.stdout.isatty() else 10_000).print(table)
+    _console().print(table)
+    first = report.team[0]
     diff = report.vs_field
     low, high = diff["ci95"]
     print(
-        f"{team[0]} minus the mean of the others: {diff['mean']:+.2f} per game "
+        f"{first} minus the mean of the others: {diff['mean']:+.2f} per game "
         f"[{low:+.2f}, {high:+.2f}] (95%, paired over {diff['n']:,} deals); "
         f"truncated games: {report.truncated}"
         + ("" if args.so_far else f"; {report.games_per_second:,.1f} games/s")
@@ -232,99 +300,14 @@ def _run_table_eval(args: argparse.Namespace, game, config) -> int:
         hands = report.members[0]["mean_hands"] * report.games  # every member plays them all
         diff = report.vs_field_per_hand
         low, high = diff["ci95"]
-        line = (f"per hand ({hands:,.0f} hands a seat): {team[0]} minus the mean of the others "
+        line = (f"per hand ({hands:,.0f} hands a seat): {first} minus the mean of the others "
                 f"{diff['mean']:+.2f} [{low:+.2f}, {high:+.2f}]")  # fmt: skip
         if all("went_out" in m["per_hand"] for m in report.members):
             line += "; went out: " + ", ".join(
                 f"{m['member']} {m['per_hand']['went_out']['mean']:.1%}" for m in report.members
             )
         print(line)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report.to_json(), indent=2))
-    return 0
-
-
-def run_eval(args: argparse.Namespace) -> int:
-    """Play a team over many seeded deals; print a table, optionally write JSON."""
-    import json
-
-    from rich.console import Console
-    from rich.table import Table
-
-    from commoncause.agents.evaluate import evaluate, parse_team
-    from commoncause.agents.stats import paired_difference
-    from commoncause.options import game_and_config
-
-    game, config = game_and_config(args)
-    seats = game.num_seats(config)
-    if game.team and (args.journal or args.so_far):
-        raise ValueError(f"--journal is for the competitive games; {game.title} runs in minutes")
-    _check_eval_paths(args)
-    if not game.team:
-        return _run_table_eval(args, game, config)
-    teams = [parse_team(args.team, seats, game.name, config)]
-    if args.compare:
-        teams.append(parse_team(args.compare, seats, game.name, config))
-    stock_size = getattr(args, "stock_size", None)
-    level = config.label() if stock_size is None else f"stock {stock_size}"
-    reports = []
-    try:
-        for team in teams:
-            bar, advance = _progress(args.games, f"{'+'.join(team)} on {level}")
-            with bar:
-                report = evaluate(
-                    team,
-                    config,
-                    args.games,
-                    args.seed,
-                    args.workers,
-                    level,
-                    advance,
-                    game=game.name,
-                )
-                reports.append(report)
-    except KeyboardInterrupt:
-        return _interrupted()
-    size = getattr(config, "stock_size", None)
-    title = f"{game.title} - {level}" + (f" (stock {size})" if size is not None else "")
-    table = Table(title=f"{title}, seed {args.seed}")
-    columns = ("team", "games", "wins", "win rate", "95% interval", "turns", "pickups", "games/s")
-    for column in columns:
-        table.add_column(column, justify="right", overflow="fold")
-    for report in reports:
-        low, high = report.ci95
-        table.add_row(
-            "+".join(report.team),
-            f"{report.games:,}",
-            f"{report.wins:,}",
-            f"{report.win_rate:.1%}",
-            f"{low:.1%} - {high:.1%}",
-            f"{report.mean_turns:.2f}",
-            f"{report.mean_discard_pickups:.2f}",
-            f"{report.games_per_second:,.0f}",
-        )
-    # piped or redirected: no terminal width to fit, so never cut a team's name
-    Console(width=None if sys.stdout.isatty() else 10_000).print(table)
-    print("turns: one player's draw-place-discard; pickups: turns that took the top discard")
-    data = reports[0].to_json()
-    if len(reports) == 2:
-        diff = paired_difference(
-            [o.win for o in reports[0].outcomes], [o.win for o in reports[1].outcomes]
-        )
-        low, high = diff["ci95"]
-        print(
-            f"difference {'+'.join(teams[0])} - {'+'.join(teams[1])}: "
-            f"{100 * diff['value']:+.1f} points [{100 * low:+.1f}, {100 * high:+.1f}] "
-            f"(95%, paired over the same {diff['n']:,} deals)"
-        )
-        data["compare"] = reports[1].to_json()
-        data["difference"] = diff
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(data, indent=2) + "\n")
-        print(f"wrote {args.json}")
-    return 0
+    return report.to_json()
 
 
 CALIBRATE_REFUSES = ("level", "stock_size")
@@ -350,7 +333,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     import json
 
     from commoncause.agents.calibrate import calibrate, plot_curve
-    from commoncause.agents.evaluate import parse_team
+    from commoncause.agents.registry import parse_team
     from commoncause.options import check_output_file, game_and_config
 
     given = [name for name in CALIBRATE_REFUSES if getattr(args, name, None) is not None]
@@ -369,11 +352,9 @@ def run_calibrate(args: argparse.Namespace) -> int:
     check_output_file(args.plot, "--plot")
     check_output_file(args.json, "--json")
     sizes = range(args.min_stock, args.max_stock + 1)
-    bar, advance = _progress(
-        args.games * len(sizes), f"{'+'.join(team)} stock {sizes.start}-{sizes.stop - 1}"
-    )
+    what = f"{'+'.join(team)} stock {sizes.start}-{sizes.stop - 1}"
     try:
-        with bar:
+        with _progress(what, args.games * len(sizes)) as advance:
             cal = calibrate(
                 team, args.target, config, args.games, args.seed, args.workers, sizes, advance,
                 game=game.name,

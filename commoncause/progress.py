@@ -17,6 +17,7 @@ def progress(
     finished items to ``n`` (``done(n, total)`` also sets the total, where it is known
     only once the work starts)."""
     if sys.stderr.isatty():
+        from rich.console import Console
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -35,6 +36,7 @@ def progress(
             TimeElapsedColumn(),
             TextColumn("ETA"),
             TimeRemainingColumn(),
+            console=Console(stderr=True),  # stdout keeps only the command's own output
             transient=True,
         )
         task = bar.add_task(what, total=total)

@@ -8,6 +8,7 @@ import math
 import multiprocessing
 import random
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -228,15 +229,12 @@ def test_unknown_member_error_lists_the_choices():
 def test_ctrl_c_in_eval_exits_quietly_with_the_pool_shut_down(monkeypatch, capsys):
     import commoncause.cli as cli
 
-    real = cli._progress
-
-    def interrupting(total, what):
-        bar, _ = real(total, what)
-
+    @contextmanager
+    def interrupting(what, total):
         def advance(n):
             raise KeyboardInterrupt
 
-        return bar, advance
+        yield advance
 
     monkeypatch.setattr(cli, "_progress", interrupting)
     assert main(["eval", "--games", "400", "--workers", "2"]) == 130

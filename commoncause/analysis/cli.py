@@ -6,7 +6,8 @@ import argparse
 import re
 from pathlib import Path
 
-from commoncause.agents.evaluate import AGENT_CHOICES, make_agent, parse_team
+from commoncause import progress as bar
+from commoncause.agents.registry import AGENT_CHOICES, make_agent, parse_team
 from commoncause.envs.common_cause.rules import LEVELS, GameConfig
 from commoncause.options import add_seed_argument
 
@@ -69,15 +70,14 @@ def run(args: argparse.Namespace) -> int:
     if args.ceiling_games < 0:
         raise ValueError(f"--ceiling-games must not be negative, got {args.ceiling_games}")
     if args.ceiling_games:
-        from commoncause.agents.search import ceiling_team
+        from commoncause.agents.ceiling import ceiling_team
 
         ceiling_team(team)
     if args.listen_games is not None and args.listen_games < 0:
         raise ValueError(f"--listen-games must not be negative, got {args.listen_games}")
     config = GameConfig.make(args.level)
     out = args.out or default_out(team)
-    bar, advance = _progress()
-    with bar:
+    with bar.progress("analyze", 1) as done:  # the total comes with the first games
         figures = analyze(
             team,
             config,
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
             open_team=open_team,
             cross_play=cross,
             listen_games=args.listen_games,
-            progress=advance,
+            progress=done,
             ceiling_games=args.ceiling_games,
         )
     write_report(figures, out)
@@ -96,17 +96,3 @@ def run(args: argparse.Namespace) -> int:
     for row in figures["headline"][:4]:
         print(f"  {row['measure']}: {row['text']}")
     return 0
-
-
-def _progress():
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    bar = Progress(TextColumn("analyze"), BarColumn(), MofNCompleteColumn(), transient=True)
-    state: dict = {}
-
-    def advance(done: int, total: int) -> None:
-        if "task" not in state:
-            state["task"] = bar.add_task("games", total=total)
-        bar.update(state["task"], completed=done, total=total)
-
-    return bar, advance
