@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..core.game import Game
-from .actions import N_ACTIONS
+from .actions import DRAW_DISCARD, N_ACTIONS
 from .cards import DECK
 from .notation import move_text, parse_move
 from .observer import HIDDEN_SIZE, OBS_SIZE, STATE_SIZE, Observer, encode_hidden, encode_state
 from .render import render_table
-from .rules import GameConfig, GameState
+from .rules import LEVELS, GameConfig, GameState
 from .seat import SeatView
 
 
@@ -17,6 +19,29 @@ def _baseline(options: str = ""):
     from .baseline import BaselineAgent, BaselineOptions
 
     return BaselineAgent(BaselineOptions.parse(options))
+
+
+def pickups(state: GameState) -> dict[str, int]:
+    """How often each player took each player's discard: ``{"0_from_1": n, ...}``
+    (the turned-up card counts as ``from_deal``)."""
+    counts = {f"{t}_from_{d}": 0 for t in (0, 1) for d in (0, 1, "deal")}
+    entries = iter(state.taken_entries)
+    for player, action in state.history:
+        if action == DRAW_DISCARD:
+            who = state.discard_log[next(entries)][1]
+            counts[f"{player}_from_{'deal' if who < 0 else who}"] += 1
+    return counts
+
+
+def summary(state: GameState) -> dict[str, Any]:
+    """Why the game was lost, the stock left of the stock dealt and who took whose
+    discards."""
+    return {
+        "loss_reason": state.loss_reason,
+        "stock_left": len(state.stock),
+        "stock_size": state.config.stock_size,
+        "pickups": pickups(state),
+    }
 
 
 GAME = Game(
@@ -44,4 +69,9 @@ GAME = Game(
     env_module="commoncause.envs.common_cause.common_cause",
     max_moves=2000,
     checkpoint=lambda config: "checkpoints/normal/best.pt",
+    levels={level: {"stock_size": size} for level, size in LEVELS.items()},
+    summary=summary,
+    policies=("normal",),
+    analysis="commoncause.envs.common_cause.study.cli",
+    others="partner",
 )

@@ -15,7 +15,7 @@ import importlib
 import random
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, Self
 
 from .cards import DeckSpec
@@ -43,6 +43,9 @@ class RulesConfig:
 
     VARIANTS: ClassVar[dict[str, str]] = {}
     """Field name -> words shown when the field differs from its default."""
+    CLI_ALIASES: ClassVar[dict[str, tuple[str, Any]]] = {}
+    """A command-line flag that stands for one field's value (``three_starts`` ->
+    ``("max_open_starts", 3)``)."""
 
     @classmethod
     def make(cls, **options: Any) -> Self:
@@ -134,6 +137,8 @@ class State(Protocol):
     turns: int
     history: list[tuple[int, int]]
     """(seat, action) of every move so far."""
+    result: str | None
+    """The result in a word (None while playing)."""
 
     @property
     def num_seats(self) -> int: ...
@@ -235,6 +240,21 @@ class Game:
     card_moves: CardMoves | None = None
     """The hand plane and the one-card moves, for a network's per-card head (None: the game
     offers none)."""
+    levels: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Named presets (``--level``, the web form's level) -> the options each sets; the
+    options also name one field directly, which overrides the level. Empty: no levels."""
+    summary: Callable[[State], dict[str, Any]] = lambda state: {}
+    """A game's own figures for its record and its end screen, beyond outcome, returns and
+    turns (JSON-ready; public, as every seat may see them): Common Cause's loss reason,
+    stock left and who took whose discards."""
+    policies: tuple[str, ...] = ()
+    """The folders under ``checkpoints/`` of the policies the game ships (what ``checkpoint``
+    names): the one list packaging reads."""
+    analysis: str | None = None
+    """The module of the game's own study (``commoncause analyze --game``): one with a
+    ``main(argv)``; None when the game has none."""
+    others: str = "opponents"
+    """The word for the other seats, as a seat sees them ("partner" in a team of two)."""
 
     @property
     def env_name(self) -> str:
@@ -244,6 +264,33 @@ class Game:
     def env_id(self) -> str:
         """The PettingZoo registry id (``pettingzoo.make("aec", env_id)``)."""
         return f"commoncause/{self.name}-v{self.version}"
+
+    @property
+    def level_fields(self) -> tuple[str, ...]:
+        """The config fields the levels set (each may be given instead of a level)."""
+        return tuple(dict.fromkeys(name for options in self.levels.values() for name in options))
+
+    def level_of(self, config: Any) -> str | None:
+        """The level whose options ``config`` has (the first), None when at none."""
+        values = config.to_dict()
+        return next(
+            (
+                level
+                for level, options in self.levels.items()
+                if all(values.get(name) == value for name, value in options.items())
+            ),
+            None,
+        )
+
+    def long_label(self, config: Any) -> str:
+        """The config's label, with the options its level sets (``normal (stock size
+        22)``); the label alone otherwise."""
+        label = config.label()
+        level = self.level_of(config)
+        if level is None or label != level:
+            return label
+        words = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in self.levels[level].items())
+        return f"{label} ({words})"
 
     def seat_names(self, config: Any) -> list[str]:
         return [f"player_{i}" for i in range(self.num_seats(config))]

@@ -50,6 +50,7 @@ GAME = Game(
     env_module="commoncause.envs.dummy_rummy.dummy_rummy",
     max_moves=5000,
     checkpoint=_checkpoint,
+    policies=("dummy_rummy_2p", "dummy_rummy_2p_all", "dummy_rummy_4p", "dummy_rummy_4p_all"),
     card_moves=CardMoves(
         hand_at=OFFSET["hand"],
         bases=(DISCARD_BASE,),

@@ -43,6 +43,7 @@ GAME = Game(
     env_module="commoncause.envs.open_rummy.open_rummy",
     max_moves=5000,
     checkpoint=lambda config: f"checkpoints/open_rummy_{config.num_players}p/best.pt",
+    policies=("open_rummy_2p", "open_rummy_4p"),
     card_moves=CardMoves(
         hand_at=OFFSET["hand"],
         bases=(DISCARD_BASE, CARDSWAP_BASE),
