@@ -29,7 +29,7 @@ from commoncause.analysis.measures import listening_measures
 from commoncause.analysis.runs import RunSpec, play_runs
 from commoncause.envs.common_cause.rules import GameConfig
 
-from .evaluate import make_agent
+from .registry import make_agent
 from .stats import mean_interval, paired_difference, rate
 
 BENCHMARK = "common_cause-adhoc-v1"

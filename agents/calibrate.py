@@ -15,7 +15,7 @@ from typing import Any
 from commoncause.envs.common_cause.rules import MAX_STOCK
 from commoncause.envs.registry import DEFAULT_GAME
 
-from .evaluate import EvalReport, evaluate, worker_pool
+from .evaluate import Report, evaluate, worker_pool
 
 
 @dataclass
@@ -24,7 +24,7 @@ class Calibration:
     target: float
     games_per_size: int
     seed: int
-    points: list[EvalReport]
+    points: list[Report]
     best_stock_size: int
 
     def to_json(self) -> dict:

@@ -1,11 +1,26 @@
-"""Play teams of agents over many seeded deals and report win rates, for any registered game.
+"""Evaluations of teams of agents over many seeded deals, for any registered game, on top of
+the arena's one play loop (``agents.arena.play_game``) and the interval statistics
+(``agents.stats``); one report, keyed by seat.
 
-Game ``i`` of a run with seed ``s`` is dealt from ``deal_seed(s, i)`` (the game record's
-``new_game``: a deck shuffled by ``random.Random(deal_seed(s, i))``), so every team meets
+Game ``i`` of a run with seed ``s`` is dealt from ``deal_seed(s, i)``, so every team meets
 the same deals (paired comparisons), and the result does not depend on how many worker
-processes share the games. A *team* is one agent per seat (two for Common Cause); a game's
-*win* is seat 0's return being positive (in a team game every seat shares it). A *turn* is
-one player's draw-place-discard, as on the rule sheet: a game's turns are its draws.
+processes share the games. A *team* is one member per seat. A team game (Common Cause) plays
+each deal once (one rotation); its *win* is seat 0's return being positive (every seat
+shares it). A competitive game plays each deal ``n`` times, once per rotation of the members
+round the table (member ``k`` in seat ``(k + r) % n``), so every member meets the same cards
+from every seat. A *turn* is one player's draw-place-discard, as on the rule sheet: a
+game's turns are its draws.
+
+Per member (``Report.members``; in a team game member ``k`` is seat ``k``): the mean return
+per game (for Dummy rummy, minus the penalty points of a hand) with a 95% interval over
+deals, the game's own per-seat figures (``State.seat_stats``: points, hands gone out,
+contracts laid) and the rate of games it won (outright, ties sharing, in a competitive
+game). ``vs_field``: member 0's return minus the mean of the others' on the same deals,
+with its paired 95% interval (over deals, normal approximation). A game scored hand by hand
+(its seat figures count ``hands``: Dummy rummy) is also reported per hand, its whole games
+weighted by their hands: each member's ``per_hand`` (its return and every figure over the
+hands played, e.g. ``went_out``: the share of hands it went out) and ``vs_field_per_hand``,
+each with a 95% interval over deals (ratio estimates, delta method).
 
 One worker pool serves evaluation, calibration and the communication analysis
 (``worker_pool`` and ``run_jobs``): a worker makes each agent once per (game, member, seat),
@@ -20,168 +35,21 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from contextlib import closing
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 from commoncause.envs.registry import DEFAULT_GAME, get_game
 
-from .base import Agent, RandomAgent
-from .stats import wilson_interval
-from .user import is_user_spec, load_user_agent
-
-AGENT_NAMES = (
-    "baseline",
-    "baseline:<option>=<value>[;...]",
-    "random",
-    "trained",
-    "search[:<option>=<value>[;...]]",
-    "a checkpoint path (.pt)",
-    "FILE.py:Class (your own agent class)",
-)
-"""What a team member may be, in words (``--team`` help and error messages)."""
-AGENT_CHOICES = f"{', '.join(AGENT_NAMES[:-1])} or {AGENT_NAMES[-1]}"
-
-
-def make_agent(spec: str, game: str = DEFAULT_GAME) -> Agent:
-    """An agent from its name: ``baseline`` (the game's own baseline), ``baseline:jokers=hold``,
-    ``random``, ``trained`` (the game's shipped checkpoint for its default config),
-    ``search:rollouts=16`` (search on top of a blueprint, ``agents.search``),
-    a checkpoint path (a policy for this game) or ``FILE.py:Class`` (``agents.user``).
-    Anything else is a ValueError that lists the choices."""
-    if is_user_spec(spec):
-        return load_user_agent(spec)
-    name, _, options = spec.partition(":")
-    if name == "baseline":
-        return get_game(game).baseline(options)
-    if name == "random" and not options:
-        return RandomAgent()
-    if name == "search":
-        from .search import SearchAgent, SearchOptions
-
-        return SearchAgent(SearchOptions.parse(options), game)
-    if spec == "trained" or spec.endswith(".pt") or "/" in spec:
-        from .trained import PolicyAgent, shipped_checkpoint
-
-        return PolicyAgent(shipped_checkpoint(game) if spec == "trained" else spec, game=game)
-    raise ValueError(f"unknown team member {spec!r}: choose {AGENT_CHOICES}")
-
-
-def parse_team(
-    text: str, seats: int = 2, game: str = DEFAULT_GAME, config: Any = None
-) -> tuple[str, ...]:
-    """``"baseline,random"`` -> ("baseline", "random"): one member per seat, each checked;
-    a single member fills every seat. With ``config``, ``trained`` names the game's shipped
-    policy for that config (its path, where it is not the default config's), as a member
-    and as a search member's blueprint or rollout policy."""
-    members = [m.strip() for m in text.split(",")]
-    if len(members) == 1 and members[0]:
-        members = members * seats
-    if config is not None:
-        members = [_for_config(m, game, config) for m in members]
-    if len(members) != seats or not all(members):
-        count = _WORDS[seats] if seats < len(_WORDS) else str(seats)
-        raise ValueError(
-            f"a team is {count} members separated by commas (one per seat), got {text!r}"
-        )
-    for m in members:
-        make_agent(m, game)
-    return tuple(members)
-
-
-def _for_config(member: str, game: str, config: Any) -> str:
-    """``member`` with ``trained`` (itself, or a search member's policy) naming the shipped
-    policy of ``config`` (``trained_spec``); a ValueError where the game ships none."""
-    from .trained import trained_spec
-
-    if member == "trained":
-        return trained_spec(game, config)
-    name, _, text = member.partition(":")
-    if name != "search":
-        return member
-    from .search import SearchOptions
-
-    options = SearchOptions.parse(text)
-    fixed = {
-        policy: trained_spec(game, config)
-        for policy in ("blueprint", "rollout", "others")
-        if getattr(options, policy) == "trained"
-    }
-    if all(spec == "trained" for spec in fixed.values()):
-        return member  # the default config's policy: the member as written
-    return f"search:{replace(options, **fixed).text()}"
-
-
-_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
-
-
-def deal_seed(seed: int, game: int) -> int:
-    return seed * 1_000_003 + game
-
-
-@dataclass(frozen=True)
-class GameOutcome:
-    win: bool
-    """Seat 0's return is positive (the team won, in a team game)."""
-    turns: int
-    pickups: int
-    """Turns that took the top discard (0 for a game that does not count them)."""
-    returns: tuple[float, ...] = ()
-    """Every seat's return."""
-
-
-REFUSALS = (ValueError, TypeError, IndexError, KeyError)
-"""What an engine raises for a move that is not a legal action id."""
-
-
-def refused(agent: Agent, seat: int, action: object, title: str, exc: Exception) -> ValueError:
-    """The one-line error for an agent's move that the game refused."""
-    detail = exc if isinstance(exc, ValueError) else "it is not an action id"
-    return ValueError(f"{agent.name} in seat {seat} chose {action!r}; {title} refused it: {detail}")
-
-
-def play_game(
-    config: Any,
-    agents: tuple[Agent, ...],
-    seed: int,
-    game: str = DEFAULT_GAME,
-    watch: Callable[[Any, int], None] | None = None,
-) -> GameOutcome:
-    """One game of ``game`` dealt from ``seed``; seat ``i`` is ``agents[i]`` (reset with
-    ``seed * num_seats + i``). ``watch(state, player)``, if given, sees the state after each
-    move and who made it (a measurement; it must not change the state)."""
-    record = get_game(game)
-    state = record.new_game(config, seed)
-    seats = state.num_seats
-    if len(agents) != seats:
-        raise ValueError(f"{record.title} is played by {seats} seats, got {len(agents)} agents")
-    views = [record.seat_view(state, s) for s in range(seats)]
-    for s, agent in enumerate(agents):
-        agent.reset(seed * seats + s)
-    moves = 0
-    while not state.is_terminal and moves < record.max_moves:  # the game's safety net
-        player = state.current
-        action = agents[player].act(views[player])
-        try:
-            state.apply(action)
-        except REFUSALS as exc:
-            raise refused(agents[player], player, action, record.title, exc) from None
-        moves += 1
-        if watch is not None:
-            watch(state, player)
-    returns = tuple(state.returns())
-    return GameOutcome(returns[0] > 0, state.turns, getattr(state, "pickups", 0), returns)
-
-
-def _play_games(
-    agents: tuple[Agent, ...], game: str, config: Any, seed: int, first: int, count: int
-) -> list[GameOutcome]:
-    return [
-        play_game(config, agents, deal_seed(seed, i), game) for i in range(first, first + count)
-    ]
-
+from .arena import GameOutcome, deal_seed, play_game
+from .base import Agent
+from .journal import Journal, SeatResult
+from .registry import make_agent
+from .stats import normal_interval, ratio_interval, wilson_interval
 
 # ------------------------------------------------------------------ the worker pool
 
@@ -299,37 +167,216 @@ def run_jobs(
 # ------------------------------------------------------------------------ evaluate
 
 
+def seat_results(outcomes: list[GameOutcome], team: bool) -> list[SeatResult]:
+    """A deal's games (one per rotation, ``outcomes[r]``) as one row per member and game:
+    its return, its seat's figures and its share of the win (a team game: 1 for a win;
+    a competitive game: the best return, ties sharing)."""
+    n = len(outcomes[0].returns)
+    rows = []
+    for r, outcome in enumerate(outcomes):
+        returns = outcome.returns
+        best = max(returns)
+        winners = sum(1 for x in returns if x == best)
+        for k in range(n):
+            seat = (k + r) % n
+            stats = {**outcome.seat_stats[seat], "truncated": float(outcome.truncated)}
+            if team:
+                share = float(returns[seat] > 0)
+            else:
+                share = 1.0 / winners if returns[seat] == best else 0.0
+            rows.append(SeatResult(k, seat, returns[seat], stats, share))
+    return rows
+
+
+def play_deals(
+    agents: tuple[Agent, ...], game: str, config: Any, seed: int, first: int, count: int,
+    rotations: int,
+) -> list[list[SeatResult]]:  # fmt: skip
+    """Deals ``first`` .. ``first + count - 1``, each played in ``rotations`` rotations
+    (``play_game``); one list of rows (``seat_results``) per deal (a pool task)."""
+    team = get_game(game).team
+    out = []
+    for i in range(first, first + count):
+        deal = deal_seed(seed, i)
+        games = [play_game(config, agents, deal, game, rotation=r) for r in range(rotations)]
+        out.append(seat_results(games, team))
+    return out
+
+
+def _per_hand(by_deal: list[list[SeatResult]], n: int) -> tuple[list[dict], dict]:
+    """Each member's return and figures per hand, and member 0's margin over the others'
+    mean per hand (every seat of a game plays the same hands)."""
+    hands = [sum(r.stats["hands"] for r in deal if r.member == 0) for deal in by_deal]
+    members = []
+    for k in range(n):
+        mine = [[r for r in deal if r.member == k] for deal in by_deal]
+        keys = {key for deal in mine for r in deal for key in r.stats}
+        keys = sorted(keys - {"hands", "truncated"})  # (truncated counts games)
+        figures = {"return": ratio_interval([sum(r.value for r in d) for d in mine], hands)}
+        for key in keys:
+            totals = [sum(r.stats.get(key, 0.0) for r in d) for d in mine]
+            figures[key] = ratio_interval(totals, hands)
+        members.append(figures)
+    margins = [
+        sum(r.value for r in deal if r.member == 0)
+        - sum(r.value for r in deal if r.member != 0) / (n - 1)
+        for deal in by_deal
+    ]
+    return members, ratio_interval(margins, hands)
+
+
+def _members(team: tuple[str, ...], by_deal: list[list[SeatResult]], rotations: int) -> list[dict]:
+    """Each member's figures: its return per game (a 95% interval over deals), the rate of
+    games it won and the mean of each of its seats' figures."""
+    members = []
+    for k, name in enumerate(team):
+        mine = [r for deal in by_deal for r in deal if r.member == k]
+        keys = sorted({key for r in mine for key in r.stats})
+        members.append(
+            {
+                "member": name,
+                "return": normal_interval(
+                    [sum(r.value for r in deal if r.member == k) / rotations for deal in by_deal]
+                ),
+                "win_rate": sum(r.win_share for r in mine) / len(mine),
+                **{f"mean_{key}": sum(r.stats.get(key, 0.0) for r in mine) / len(mine)
+                   for key in keys},
+            }
+        )  # fmt: skip
+    return members
+
+
 @dataclass
-class EvalReport:
+class Report:
+    """One evaluation, keyed by seat: ``members[k]`` holds member ``k``'s figures (in a team
+    game, seat ``k``'s), ``by_deal`` every deal's rows (``SeatResult``, one per member and
+    game). The team figures (``wins``, ``win_rate``, ...) are seat 0's (a team game's);
+    the table figures (``vs_field``, ...) member 0's against the others'."""
+
+    game: str
     team: tuple[str, ...]
-    level: str
-    stock_size: int | None
-    variants: dict[str, object]
+    config: dict
     seed: int
+    deals: int
     games: int
-    wins: int
-    win_rate: float
-    ci95: tuple[float, float]
-    mean_turns: float
-    mean_discard_pickups: float
+    members: list[dict]
     seconds: float
     games_per_second: float
     workers: int
-    game: str = DEFAULT_GAME
-    mean_returns: list[float] = field(default_factory=list)
-    outcomes: list[GameOutcome] = field(default_factory=list, repr=False)
+    level: str = ""
+    by_deal: list[list[SeatResult]] = field(default_factory=list, repr=False)
+
+    @cached_property
+    def team_game(self) -> bool:
+        return get_game(self.game).team
+
+    @cached_property
+    def wins_by_game(self) -> list[bool]:
+        """Per game (a team game's deals), whether seat 0's return was positive."""
+        return [r.value > 0 for deal in self.by_deal for r in deal if r.member == 0]
+
+    @property
+    def wins(self) -> int:
+        return sum(self.wins_by_game)
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / len(self.wins_by_game)
+
+    @property
+    def ci95(self) -> tuple[float, float]:
+        """The 95% Wilson interval of ``win_rate``."""
+        return wilson_interval(self.wins, len(self.wins_by_game))
+
+    def _seat0_mean(self, key: str) -> float:
+        first = [r for deal in self.by_deal for r in deal if r.member == 0]
+        return sum(r.stats.get(key, 0) for r in first) / len(first)
+
+    @property
+    def mean_turns(self) -> float:
+        return self._seat0_mean("turns")
+
+    @property
+    def mean_discard_pickups(self) -> float:
+        return self._seat0_mean("pickups")
+
+    @property
+    def stock_size(self) -> int | None:
+        return self.config.get("stock_size")
+
+    @property
+    def mean_returns(self) -> list[float]:
+        """Each member's mean return per game."""
+        return [sum(r.value for deal in self.by_deal for r in deal if r.member == k) / self.games
+                for k in range(len(self.team))]  # fmt: skip
+
+    @cached_property
+    def per_deal(self) -> list[list[float]]:
+        """Per deal and member: its mean return over the deal's games."""
+        rotations = self.games // self.deals
+        return [[sum(r.value for r in deal if r.member == k) / rotations
+                 for k in range(len(self.team))] for deal in self.by_deal]  # fmt: skip
+
+    @cached_property
+    def vs_field(self) -> dict:
+        """Member 0's return minus the mean of the others' (a 95% interval over deals)."""
+        n = len(self.team)
+        return normal_interval([row[0] - sum(row[1:]) / (n - 1) for row in self.per_deal])
+
+    @property
+    def truncated(self) -> int:
+        """Games cut at the game's ``max_moves``."""
+        return sum(
+            1 for deal in self.by_deal for r in deal if r.member == 0 and r.stats.get("truncated")
+        )
+
+    @property
+    def vs_field_per_hand(self) -> dict | None:
+        return self.per_hand[1] if self.per_hand else None
+
+    @cached_property
+    def per_hand(self) -> tuple[list[dict], dict] | None:
+        """A game scored by hands: each member's figures per hand and ``vs_field`` per hand
+        (``_per_hand``); else None."""
+        rows = [r for deal in self.by_deal for r in deal]
+        if all("hands" in r.stats for r in rows) and any(r.stats["hands"] for r in rows):
+            return _per_hand(self.by_deal, len(self.team))
+        return None
 
     def to_json(self) -> dict:
-        data = asdict(self)
-        data.pop("outcomes")
-        data["wins_by_game"] = "".join("1" if o.win else "0" for o in self.outcomes)
-        data["turn_definition"] = "one player's draw-place-discard (a game's turns = its draws)"
-        return data
+        """The figures as published: a team game's win rate, turns and pickups with every
+        game's win; a competitive game's members and margin over the field."""
+        if self.team_game:
+            variants = {k: v for k, v in self.config.items() if k != "stock_size"}
+            return {
+                "team": self.team, "level": self.level, "stock_size": self.stock_size,
+                "variants": variants, "seed": self.seed, "games": self.games,
+                "wins": self.wins, "win_rate": self.win_rate, "ci95": self.ci95,
+                "mean_turns": self.mean_turns, "mean_discard_pickups": self.mean_discard_pickups,
+                "seconds": self.seconds, "games_per_second": self.games_per_second,
+                "workers": self.workers, "game": self.game, "mean_returns": self.mean_returns,
+                "wins_by_game": "".join("1" if w else "0" for w in self.wins_by_game),
+                "turn_definition": "one player's draw-place-discard (a game's turns = its draws)",
+            }  # fmt: skip
+        return {
+            "game": self.game, "team": self.team, "config": self.config, "seed": self.seed,
+            "deals": self.deals, "games": self.games, "members": self.members,
+            "vs_field": self.vs_field, "truncated": self.truncated, "seconds": self.seconds,
+            "games_per_second": self.games_per_second, "workers": self.workers,
+            "vs_field_per_hand": self.vs_field_per_hand,
+        }  # fmt: skip
 
 
-def _chunks(games: int, size: int) -> Iterator[tuple[int, int]]:
-    for first in range(0, games, size):
-        yield first, min(size, games - first)
+def _ranges(todo: list[int], size: int) -> list[tuple[int, int]]:
+    """Consecutive runs of the deal numbers ``todo`` (ascending), cut at ``size``: (first,
+    count) each."""
+    out: list[tuple[int, int]] = []
+    for i in todo:
+        if out and out[-1][0] + out[-1][1] == i and out[-1][1] < size:
+            out[-1] = (out[-1][0], out[-1][1] + 1)
+        else:
+            out.append((i, 1))
+    return out
 
 
 def evaluate(
@@ -342,47 +389,60 @@ def evaluate(
     progress: Callable[[int], None] | None = None,
     pool: Executor | None = None,
     game: str = DEFAULT_GAME,
-) -> EvalReport:
-    """Play ``games`` deals of ``game`` under ``config``; ``progress(n)`` is called as games
-    finish. With ``workers`` > 1 the games run in chunks in worker processes (``pool``, from
-    ``worker_pool``, if given)."""
+    journal: Path | None = None,
+    so_far: bool = False,
+) -> Report:
+    """Play ``games`` deals of ``game`` under ``config``, each once (a team game) or in every
+    seat rotation (a competitive game); ``progress(n)`` is called with the games each
+    finished chunk played. With ``workers`` > 1 the deals run in chunks in worker processes
+    (``pool``, from ``worker_pool``, if given). With a ``journal`` (``Journal``), only the
+    deals it does not hold yet (``seconds`` and ``games_per_second`` are this run's);
+    ``so_far``: none, the figures of the deals below ``games`` that the journal holds (a
+    run not finished)."""
     if games < 1:
         raise ValueError(f"--games must be at least 1, got {games}")
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
+    if so_far and (journal is None or not journal.exists()):
+        raise ValueError(f"--so-far reports what a --journal holds: no journal {journal}")
     team = tuple(team)
+    record = get_game(game)
+    rotations = 1 if record.team else len(team)
+    run = {"game": game, "team": list(team), "config": config.to_dict(), "seed": seed}
+    kept = Journal(journal, run, read_only=so_far) if journal is not None else None
+    done = kept.done if kept else {}
+    todo = [] if so_far else [i for i in range(games) if i not in done]
     # chunks small enough that the workers finish together, large enough to cost nothing
-    size = max(1, min(250, games // (workers * 16) or 1))
+    if record.team:
+        size = max(1, min(250, len(todo) // (workers * 16) or 1))
+    else:
+        size = max(1, min(50, len(todo) // (workers * 8) or 1))
     jobs = [
-        Job(_play_games, game, team, (game, config, seed, first, count), count)
-        for first, count in _chunks(games, size)
+        Job(play_deals, game, team, (game, config, seed, first, n, rotations), n * rotations)
+        for first, n in _ranges(todo, size)
     ]
-    outcomes: list[GameOutcome] = []
+    played: dict[int, list[SeatResult]] = {i: d for i, d in done.items() if i < games}
+    if progress and played:
+        progress(len(played) * rotations)
     start = time.perf_counter()
-    with closing(run_jobs(jobs, workers, pool, progress)) as results:
-        for _, result in results:
-            outcomes.extend(result)
+    with closing(run_jobs(jobs, workers, pool, progress, ordered=False)) as results:
+        for job, chunk in results:
+            first = job.args[3]
+            played.update(enumerate(chunk, first))
+            if kept:
+                kept.add(first, chunk)
     seconds = time.perf_counter() - start
-    wins = sum(o.win for o in outcomes)
-    seats = len(team)
-    options = config.to_dict()
-    stock_size = options.pop("stock_size", None)
-    return EvalReport(
-        team=team,
-        level=level or config.label(),
-        stock_size=stock_size,
-        variants=options,
-        seed=seed,
-        games=games,
-        wins=wins,
-        win_rate=wins / games,
-        ci95=wilson_interval(wins, games),
-        mean_turns=sum(o.turns for o in outcomes) / games,
-        mean_discard_pickups=sum(o.pickups for o in outcomes) / games,
-        seconds=seconds,
-        games_per_second=games / seconds if seconds > 0 else float("inf"),
-        workers=workers,
-        game=game,
-        mean_returns=[sum(o.returns[s] for o in outcomes) / games for s in range(seats)],
-        outcomes=outcomes,
-    )
+    by_deal = [played[i] for i in sorted(played)]
+    if not by_deal:
+        raise ValueError(f"journal {journal} holds none of the first {games} deals yet")
+    members = _members(team, by_deal, rotations)
+    report = Report(
+        game=game, team=team, config=config.to_dict(), seed=seed, deals=len(by_deal),
+        games=len(by_deal) * rotations, members=members, seconds=seconds,
+        games_per_second=len(todo) * rotations / seconds if seconds > 0 else float("inf"),
+        workers=workers, level=level or config.label(), by_deal=by_deal,
+    )  # fmt: skip
+    if report.per_hand:
+        for member, figures in zip(members, report.per_hand[0], strict=True):
+            member["per_hand"] = figures
+    return report

@@ -18,9 +18,9 @@ one network pass per step for all rollouts together); ``others`` may name anothe
 for the other seats, a model of the opponents or partner, and ``belief=others`` deals the
 unseen cards around what that model's play says of its hand (``cannot_hold``: the Dummy
 rummy baseline lays off all it can, so it holds nothing that fitted the table when it last
-discarded). ``ceiling_games`` plays the same
-search given the true deal of Common Cause: a measurement of how much of the remaining loss
-is information, never an agent (it is not a team member).
+discarded). ``agents.ceiling`` plays the same search given the true deal of Common Cause: a
+measurement of how much of the remaining loss is information, never an agent (it is not a
+team member).
 
 Team member: ``search`` or ``search:rollouts=16;blueprint=trained;threshold=0.05;moves=4``.
 """
@@ -30,14 +30,12 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from itertools import islice
 from typing import Any, ClassVar
 
 import numpy as np
 
-from commoncause.envs.common_cause.game import GAME as COMMON_CAUSE
-from commoncause.envs.common_cause.rules import GameConfig
 from commoncause.envs.core.game import Game, State
 from commoncause.envs.core.options import option_pairs
 from commoncause.envs.core.seat import SeatView
@@ -49,6 +47,14 @@ from .base import Agent
 def can_search(game: Game) -> bool:
     """Whether the search agent plays this game: its seat view can sample deals."""
     return callable(getattr(game.seat_view, "sample_deals", None))
+
+
+def require_search(game: Game) -> None:
+    """A one-line ValueError where the search agent cannot play ``game``."""
+    if not can_search(game):
+        raise ValueError(
+            f"the search agent cannot play {game.title}: its seat view samples no deals"
+        )
 
 
 def seat_won(game: Game, state: State, seat: int) -> float:
@@ -254,18 +260,13 @@ class PolicyRollouts:
 
 
 def rollout_player(
-    blueprint: Agent, options: SearchOptions, game: Game
+    player: Agent, game: Game, others: Agent | None = None, horizon: int = 0
 ) -> BaselineRollouts | PolicyRollouts:
-    """Who plays the rollouts: the blueprint or the ``rollout`` member (batched for a
-    trained policy), and the ``others`` member in the other seats where one is named."""
-    from .evaluate import make_agent
-
-    if options.rollout != "blueprint":
-        blueprint = make_agent(options.rollout, game.name)
-    others = None if options.others == "rollout" else make_agent(options.others, game.name)
-    if hasattr(blueprint, "policy"):
-        return PolicyRollouts(blueprint, game, others, options.horizon)
-    return BaselineRollouts(blueprint, game, others, options.horizon)
+    """Who plays the rollouts: ``player`` (the blueprint or the ``rollout`` member; batched
+    for a trained policy), and ``others`` in the other seats where one is given."""
+    if hasattr(player, "policy"):
+        return PolicyRollouts(player, game, others, horizon)
+    return BaselineRollouts(player, game, others, horizon)
 
 
 # ----------------------------------------------------------------------- search
@@ -373,17 +374,23 @@ class SearchAgent:
     """The blueprint, improved by Monte Carlo search over the deals its seat thinks
     possible (module docstring)."""
 
-    def __init__(self, options: SearchOptions | None = None, game: str = COMMON_CAUSE.name) -> None:
-        from .evaluate import make_agent
-
+    def __init__(
+        self,
+        options: SearchOptions,
+        game: str,
+        blueprint: Agent,
+        rollout: Agent | None = None,
+        others: Agent | None = None,
+    ) -> None:
+        """Search as ``options`` say on ``game``, following ``blueprint``; ``rollout`` and
+        ``others`` are the members those options name (None: the blueprint, and no model
+        of the others). ``agents.registry.make_agent`` builds them from the options."""
         record = get_game(game)
-        if not can_search(record):
-            raise ValueError(
-                f"the search agent cannot play {record.title}: its seat view samples no deals"
-            )
-        self.options = options or SearchOptions()
-        self.blueprint = make_agent(self.options.blueprint, game)
-        self.rollouts = rollout_player(self.blueprint, self.options, record)
+        require_search(record)
+        self.options = options
+        self.blueprint = blueprint
+        player = blueprint if rollout is None else rollout
+        self.rollouts = rollout_player(player, record, others, options.horizon)
         self.belief = None
         if self.options.belief == "others":
             self.belief = getattr(self.rollouts.others, "cannot_hold", None)
@@ -413,63 +420,3 @@ class SearchAgent:
             return view.sample_deals(self.rng)
         others = (s for s in range(view.num_seats) if s != view.player)
         return view.sample_deals(self.rng, {s: self.belief(view, s) for s in others})
-
-
-# ---------------------------------------------------------------- the ceiling
-
-
-def ceiling_game(
-    config: GameConfig, blueprints: tuple[Agent, ...], seed: int, options: SearchOptions
-) -> bool:
-    """Whether the search wins the game dealt from ``seed`` when both seats know the true
-    deal (it searches on the game itself; the rollouts are deterministic, so one deal is
-    all samples): how much of the remaining loss is information. Cheating, for measurement
-    only: never a team member."""
-    state = COMMON_CAUSE.new_game(config, seed)
-    views = [COMMON_CAUSE.seat_view(state, s) for s in (0, 1)]
-    searches = [rollout_player(b, options, COMMON_CAUSE) for b in blueprints]
-    stats = SearchStats()
-    exact = replace(options, rollouts=min(options.rollouts, 1), seconds=0.0)
-    for s, blueprint in enumerate(blueprints):
-        blueprint.reset(seed * 2 + s)
-    steps = 0
-    while not state.is_terminal and steps < COMMON_CAUSE.max_moves:
-        p = state.current
-        legal = state.legal_actions()
-        move = legal[0]
-        if len(legal) > 1:
-            move = decide(blueprints[p], searches[p], views[p], [state.clone()], exact, stats)
-        state.apply(move)
-        steps += 1
-    return state.result == "win"
-
-
-def ceiling_team(team: tuple[str, ...]) -> tuple[tuple[str, ...], SearchOptions]:
-    """The blueprints (one per seat) and search options of a team's ceiling: a search
-    member's blueprint and options, any other member (trained, baseline, a checkpoint) as
-    its own blueprint with the default options; a ValueError for a member that cannot be
-    a blueprint."""
-    options = SearchOptions()
-    blueprints = []
-    for member in team:
-        name, _, text = member.partition(":")
-        if name == "search":
-            options = SearchOptions.parse(text)
-            blueprints.append(options.blueprint)
-        else:
-            blueprints.append(replace(options, blueprint=member).blueprint)
-    return tuple(blueprints), options
-
-
-def ceiling_games(
-    agents: tuple[Agent, ...], config: GameConfig, options: SearchOptions, seed: int,
-    first: int, count: int,
-) -> list[bool]:  # fmt: skip
-    """``ceiling_game`` for deals ``first``..``first + count - 1`` of ``seed`` (a worker-pool
-    task: ``agents`` are the blueprints)."""
-    from .evaluate import deal_seed
-
-    return [
-        ceiling_game(config, agents, deal_seed(seed, i), options)
-        for i in range(first, first + count)
-    ]

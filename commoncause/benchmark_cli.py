@@ -17,7 +17,7 @@ from commoncause.agents.benchmark import (
     run_benchmark,
     zoo_matrix,
 )
-from commoncause.agents.evaluate import AGENT_CHOICES
+from commoncause.agents.registry import AGENT_CHOICES
 from commoncause.options import add_seed_argument
 from commoncause.progress import progress
 

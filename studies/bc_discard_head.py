@@ -29,7 +29,8 @@ from collections import Counter
 import numpy as np
 import torch
 
-from commoncause.agents.evaluate import deal_seed, make_agent
+from commoncause.agents.arena import deal_seed
+from commoncause.agents.registry import make_agent
 from commoncause.agents.trained import build_policy
 from commoncause.envs.open_rummy.actions import CARDSWAP_BASE, DISCARD_BASE, N_ACTIONS, points
 from commoncause.envs.open_rummy.baseline import usefulness

@@ -24,13 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from commoncause.agents.evaluate import (  # noqa: E402
-    deal_seed,
-    make_agent,
-    one_against_baselines,
-    parse_team,
-    play_game,
-)
+from commoncause.agents.arena import deal_seed, play_game  # noqa: E402
+from commoncause.agents.evaluate import one_against_baselines  # noqa: E402
+from commoncause.agents.registry import make_agent, parse_team  # noqa: E402
 from commoncause.options import add_game_arguments, game_and_config  # noqa: E402
 from envs.dummy_rummy.actions import CONTRACTS  # noqa: E402
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from commoncause.agents.tournament import read_journal  # noqa: E402
+from commoncause.agents.journal import read_journal  # noqa: E402
 
 
 def agreement(a: Path, b: Path) -> dict:

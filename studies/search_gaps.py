@@ -26,12 +26,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from commoncause.agents.evaluate import (  # noqa: E402
-    deal_seed,
-    one_against_baselines,
-    parse_team,
-    play_game,
-)
+from commoncause.agents.arena import deal_seed, play_game  # noqa: E402
+from commoncause.agents.evaluate import one_against_baselines  # noqa: E402
+from commoncause.agents.registry import parse_team, search_members  # noqa: E402
 from commoncause.agents.search import (  # noqa: E402
     SearchAgent,
     SearchOptions,
@@ -48,7 +45,7 @@ class GapWatch(SearchAgent):
     """The blueprint, recording at each decision the gap the search would see."""
 
     def __init__(self, options: SearchOptions, game: str) -> None:
-        super().__init__(options, game)
+        super().__init__(options, game, *search_members(options, game))
         self.gaps: list[tuple[float, float, int]] = []
         """(best rate minus the blueprint's, the blueprint move's rate, moves searched)."""
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from competitive import random_play
 
-from commoncause.agents.evaluate import make_agent, parse_team
+from commoncause.agents.registry import make_agent, parse_team
 from commoncause.agents.search import SearchOptions, can_search, rollout_player, seat_won
 from commoncause.agents.trained import trained_spec
 from commoncause.envs.dummy_rummy.actions import SET_MELD_BASE as DUMMY_PLACING
@@ -227,7 +227,7 @@ def test_others_play_every_seat_but_the_searching_one(mine):
     config = CONFIGS[0][1]
     me = make_agent(mine, "dummy_rummy")
     spy = Spy("dummy_rummy")
-    rollouts = rollout_player(me, SearchOptions(), game)
+    rollouts = rollout_player(me, game)
     rollouts.others = spy
     starts = [game.new_game(config, seed) for seed in (5, 6, 7)]
     won = rollouts.finish([s.clone() for s in starts], 1)
@@ -241,9 +241,7 @@ def test_others_play_every_seat_but_the_searching_one(mine):
 
 def test_others_option_names_a_member_and_takes_the_configs_trained_policy():
     options = SearchOptions.parse("others=baseline;blueprint=baseline")
-    rollouts = rollout_player(
-        make_agent("baseline", "dummy_rummy"), options, get_game("dummy_rummy")
-    )
+    rollouts = make_agent(f"search:{options.text()}", "dummy_rummy").rollouts
     assert rollouts.others is not rollouts.agent
     assert SearchOptions.parse(options.text()) == options
     for bad in ("others=random", "others=search", "others="):
@@ -264,8 +262,9 @@ def test_horizon_cuts_a_rollout_and_counts_it_not_won(mine):
 
     def finish(horizon: int) -> tuple[list[float], list[int]]:
         played = [s.clone() for s in starts]
-        options = SearchOptions(others="baseline", horizon=horizon)
-        return rollout_player(me, options, game).finish(played, 1), [len(s.history) for s in played]
+        baseline = make_agent("baseline", "dummy_rummy")
+        finished = rollout_player(me, game, baseline, horizon).finish(played, 1)
+        return finished, [len(s.history) for s in played]
 
     won, lengths = finish(0)
     assert all(length < game.max_moves for length in lengths)  # every game ended

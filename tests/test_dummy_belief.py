@@ -11,8 +11,8 @@ from collections import Counter
 import pytest
 from dummy_helpers import new_game, play
 
-from commoncause.agents.evaluate import make_agent
-from commoncause.agents.search import SearchAgent, SearchOptions
+from commoncause.agents.registry import make_agent
+from commoncause.agents.search import SearchOptions
 from commoncause.envs.core.cards import parse_card
 from commoncause.envs.dummy_rummy.actions import DECK
 from commoncause.envs.dummy_rummy.rules import DummyConfig
@@ -140,14 +140,13 @@ def test_the_belief_option():
     with pytest.raises(ValueError, match="belief=others needs an others member"):
         SearchOptions.parse("belief=others")
     with pytest.raises(ValueError, match="cannot hold"):
-        SearchAgent(SearchOptions.parse("others=trained;belief=others"), "dummy_rummy")
+        make_agent("search:others=trained;belief=others", "dummy_rummy")
 
 
 def test_search_with_the_belief_plays_a_legal_game():
     config = DummyConfig(num_players=4, hands=1)
-    searcher = SearchAgent(
-        SearchOptions.parse("blueprint=baseline;others=baseline;belief=others;rollouts=2"),
-        "dummy_rummy",
+    searcher = make_agent(
+        "search:blueprint=baseline;others=baseline;belief=others;rollouts=2", "dummy_rummy"
     )
     baseline = make_agent("baseline", "dummy_rummy")
     state = GAME.new_game(config, 5)

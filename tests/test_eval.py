@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from commoncause.agents.evaluate import deal_seed, evaluate, make_agent, play_game
+from commoncause.agents.arena import deal_seed, play_game
+from commoncause.agents.evaluate import evaluate
+from commoncause.agents.registry import make_agent
 from commoncause.agents.stats import paired_difference, wilson_interval
 from commoncause.cli import main
 from commoncause.envs.common_cause.rules import GameConfig, GameState

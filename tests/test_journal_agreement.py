@@ -8,17 +8,19 @@ import json
 
 from helpers import load_bench
 
-from commoncause.agents.tournament import evaluate_table
+from commoncause.agents.evaluate import evaluate
 from commoncause.envs.registry import get_game
+
+DUMMY = "dummy_rummy"
 
 
 def test_journals_compared_deal_by_deal(tmp_path, capsys):
     script = load_bench("journal_agreement")
     config = get_game("dummy_rummy").make_config(num_players=2, hands=1)
     same, other, costly = (tmp_path / f"{name}.jsonl" for name in ("same", "other", "costly"))
-    evaluate_table(("baseline", "random"), config, 4, seed=3, journal=same)
-    evaluate_table(("baseline", "random"), config, 3, seed=3, journal=other)
-    evaluate_table(("baseline:discard=costly", "random"), config, 4, seed=3, journal=costly)
+    evaluate(("baseline", "random"), config, 4, seed=3, journal=same, game=DUMMY)
+    evaluate(("baseline", "random"), config, 3, seed=3, journal=other, game=DUMMY)
+    evaluate(("baseline:discard=costly", "random"), config, 4, seed=3, journal=costly, game=DUMMY)
     assert script.agreement(same, other) | {"journals": None} == {
         "journals": None, "deals_in_both": 3, "alike": 3, "differ": []
     }  # fmt: skip
@@ -30,6 +32,6 @@ def test_journals_compared_deal_by_deal(tmp_path, capsys):
     assert json.loads(out.read_text()) == json.loads(json.dumps(report))
     assert f"{report['alike']} of 4 deals played alike" in capsys.readouterr().out
     seeded = tmp_path / "seeded.jsonl"
-    evaluate_table(("baseline", "random"), config, 2, seed=4, journal=seeded)
+    evaluate(("baseline", "random"), config, 2, seed=4, journal=seeded, game=DUMMY)
     assert script.main([str(same), str(seeded)]) == 2
     assert "not of the same table: seed differs" in capsys.readouterr().err

@@ -10,12 +10,13 @@ from collections import Counter
 import pytest
 from test_properties import permute_hidden
 
-from commoncause.agents.evaluate import AGENT_NAMES, deal_seed, make_agent, play_game
+from commoncause.agents.arena import deal_seed, play_game
+from commoncause.agents.ceiling import ceiling_game
+from commoncause.agents.registry import AGENT_NAMES, make_agent
 from commoncause.agents.search import (
     SearchAgent,
     SearchOptions,
     SearchStats,
-    ceiling_game,
     choose,
     rollout_player,
     search_moves,
@@ -44,7 +45,7 @@ def decision_states(seed: int, every: int = 1) -> list[GameState]:
 
 
 def search(options: str = FAST) -> SearchAgent:
-    return SearchAgent(SearchOptions.parse(options))
+    return make_agent(f"search:{options}")
 
 
 @pytest.mark.parametrize(
@@ -134,7 +135,7 @@ def test_the_permutation_test_catches_a_search_that_peeks():
     decisions when the hidden cards are permuted, so the test above can fail."""
     options = SearchOptions.parse("rollouts=1;blueprint=baseline;threshold=0")
     blueprint = BaselineAgent()
-    rollouts = rollout_player(blueprint, options, GAME)
+    rollouts = rollout_player(blueprint, GAME)
     rng = random.Random(0)
     differ = 0
     for state in decision_states(7):
@@ -232,10 +233,9 @@ def test_ceiling_wins_with_the_true_deal():
     """The ceiling plays the same search on the true deal: at least as often a win as the
     blueprint team on the same deals (a handful of deals)."""
     options = SearchOptions.parse("rollouts=1;blueprint=baseline;threshold=0")
-    blueprints = (BaselineAgent(), BaselineAgent())
     seeds = range(20, 32)
-    ceiling = sum(ceiling_game(GameConfig(), blueprints, s, options) for s in seeds)
-    plain = sum(play_game(GameConfig(), blueprints, s).win for s in seeds)
+    ceiling = sum(ceiling_game(GameConfig(), ("baseline",) * 2, s, options) for s in seeds)
+    plain = sum(play_game(GameConfig(), (BaselineAgent(), BaselineAgent()), s).win for s in seeds)
     assert ceiling >= plain and ceiling >= 9
 
 
@@ -294,7 +294,7 @@ def test_analysis_reports_the_ceiling_beside_w(tmp_path):
     ceiling = figures["win_rates"]["ceiling"]
     assert ceiling["n"] == 4 and figures["meta"]["ceiling_games"] == 4
     options = SearchOptions(blueprint="baseline")
-    blueprints = (BaselineAgent(), BaselineAgent())
+    blueprints = ("baseline", "baseline")
     direct = [ceiling_game(GameConfig(), blueprints, deal_seed(1, i), options) for i in range(4)]
     assert ceiling["wins_by_game"] == "".join("1" if w else "0" for w in direct)
     report = (out / "report.md").read_text()

@@ -1,4 +1,4 @@
-"""The competitive table's per-hand figures (agents/tournament.py): whole games weighted by
+"""The competitive table's per-hand figures (agents/evaluate.py): whole games weighted by
 their hands, with intervals by the ratio estimate."""
 
 from __future__ import annotations
@@ -7,9 +7,11 @@ import json
 
 import pytest
 
+from commoncause.agents.evaluate import evaluate
 from commoncause.agents.stats import normal_interval, ratio_interval
-from commoncause.agents.tournament import evaluate_table
 from commoncause.envs.registry import get_game
+
+DUMMY = "dummy_rummy"
 
 
 def test_ratio_interval_is_the_mean_interval_when_every_deal_has_one_hand():
@@ -28,7 +30,7 @@ def test_per_hand_figures_of_whole_games():
     played; the margin per hand is the difference of the members' returns per hand; the
     hands gone out share the hands that ended."""
     config = get_game("dummy_rummy").make_config(num_players=2, hands=2)
-    report = evaluate_table(("baseline", "random"), config, 6, seed=4, workers=1)
+    report = evaluate(("baseline", "random"), config, 6, seed=4, workers=1, game=DUMMY)
     base, rand = report.members
     for member in report.members:
         per_hand = member["per_hand"]
@@ -51,8 +53,8 @@ def test_per_hand_figures_of_whole_games():
 def test_games_without_hands_have_no_per_hand_figures():
     config = get_game("common_cause").make_config()
     with pytest.raises(ValueError, match="at least 1"):
-        evaluate_table(("baseline", "baseline"), config, 0, game="common_cause")
-    report = evaluate_table(("baseline", "baseline"), config, 2, game="common_cause")
+        evaluate(("baseline", "baseline"), config, 0, game="common_cause")
+    report = evaluate(("baseline", "baseline"), config, 2, game="common_cause")
     assert report.vs_field_per_hand is None and "per_hand" not in report.members[0]
 
 
@@ -73,18 +75,18 @@ def test_a_journal_continues_and_extends_a_run(tmp_path):
     extended to more deals, gives the figures of one straight run of as many deals."""
     config = get_game("dummy_rummy").make_config(num_players=2, hands=1)
     team = ("baseline", "random")
-    straight = evaluate_table(team, config, 6, seed=4, workers=1)
+    straight = evaluate(team, config, 6, seed=4, workers=1, game=DUMMY)
     journal = tmp_path / "run.jsonl"
-    evaluate_table(team, config, 3, seed=4, workers=1, journal=journal)
+    evaluate(team, config, 3, seed=4, workers=1, journal=journal, game=DUMMY)
     with journal.open("a") as f:
         f.write('{"first": 3, "deals": [[{"member"')  # a stop in the middle of a write
     played = []
-    part = evaluate_table(team, config, 6, seed=4, workers=1, journal=journal,
-                          progress=played.append)  # fmt: skip
+    part = evaluate(team, config, 6, seed=4, workers=1, journal=journal,
+                          progress=played.append, game=DUMMY)  # fmt: skip
     assert part.per_deal == straight.per_deal and part.members == straight.members
     assert part.vs_field == straight.vs_field and part.games == straight.games
     assert played[0] == 3 * 2  # the journal's deals count as done at once
-    again = evaluate_table(team, config, 6, seed=4, workers=2, journal=journal)
+    again = evaluate(team, config, 6, seed=4, workers=2, journal=journal, game=DUMMY)
     assert again.per_deal == straight.per_deal  # all in the journal: nothing played
     assert len(journal.read_text().splitlines()) == 1 + 6  # the header, then one per deal
 
@@ -92,57 +94,57 @@ def test_a_journal_continues_and_extends_a_run(tmp_path):
 def test_so_far_reports_the_deals_a_journal_holds_and_plays_none(tmp_path):
     config = get_game("dummy_rummy").make_config(num_players=2, hands=1)
     team = ("baseline", "random")
-    first_three = evaluate_table(team, config, 3, seed=4, workers=1)
+    first_three = evaluate(team, config, 3, seed=4, workers=1, game=DUMMY)
     journal = tmp_path / "run.jsonl"
-    evaluate_table(team, config, 3, seed=4, workers=1, journal=journal)
+    evaluate(team, config, 3, seed=4, workers=1, journal=journal, game=DUMMY)
     journal.write_text(journal.read_text() + '{"first": 3, "dea')  # a row cut by a stop
     kept = journal.read_text()
-    so_far = evaluate_table(team, config, 10, seed=4, journal=journal, so_far=True)
+    so_far = evaluate(team, config, 10, seed=4, journal=journal, so_far=True, game=DUMMY)
     assert so_far.deals == 3 and so_far.games == 6 and journal.read_text() == kept
     assert so_far.per_deal == first_three.per_deal and so_far.members == first_three.members
     with pytest.raises(ValueError, match="no journal None"):
-        evaluate_table(team, config, 3, seed=4, so_far=True)
+        evaluate(team, config, 3, seed=4, so_far=True, game=DUMMY)
     typo = tmp_path / "rum.jsonl"
     with pytest.raises(ValueError, match="no journal .*rum.jsonl"):
-        evaluate_table(team, config, 3, seed=4, journal=typo, so_far=True)
+        evaluate(team, config, 3, seed=4, journal=typo, so_far=True, game=DUMMY)
     assert not typo.exists()  # not made by asking
     header_only = tmp_path / "header.jsonl"
     header_only.write_text(kept.splitlines()[0] + "\n")
     with pytest.raises(ValueError, match="holds none of the first 3 deals"):
-        evaluate_table(team, config, 3, seed=4, journal=header_only, so_far=True)
+        evaluate(team, config, 3, seed=4, journal=header_only, so_far=True, game=DUMMY)
 
 
 def test_a_journal_of_another_run_is_refused(tmp_path):
     config = get_game("dummy_rummy").make_config(num_players=2, hands=1)
     journal = tmp_path / "run.jsonl"
-    evaluate_table(("baseline", "random"), config, 1, seed=4, workers=1, journal=journal)
+    evaluate(("baseline", "random"), config, 1, seed=4, workers=1, journal=journal, game=DUMMY)
     with pytest.raises(ValueError, match="of another run"):
-        evaluate_table(("baseline", "random"), config, 2, seed=5, workers=1, journal=journal)
+        evaluate(("baseline", "random"), config, 2, seed=5, workers=1, journal=journal, game=DUMMY)
     junk = tmp_path / "junk.jsonl"
     junk.write_text("not json\n")
     with pytest.raises(ValueError, match="not an evaluation journal"):
-        evaluate_table(("baseline", "random"), config, 1, seed=4, workers=1, journal=junk)
+        evaluate(("baseline", "random"), config, 1, seed=4, workers=1, journal=junk, game=DUMMY)
     assert junk.read_text() == "not json\n"  # left as it was
 
 
 def test_a_journal_with_a_row_of_another_shape_names_the_line(tmp_path):
     config = get_game("dummy_rummy").make_config(num_players=2, hands=1)
     journal = tmp_path / "run.jsonl"
-    evaluate_table(("baseline", "random"), config, 1, seed=4, workers=1, journal=journal)
+    evaluate(("baseline", "random"), config, 1, seed=4, workers=1, journal=journal, game=DUMMY)
     kept = journal.read_text()
     journal.write_text(kept + '{"first": 1}\n')
     with pytest.raises(ValueError, match="line 3 is not a row of deals"):
-        evaluate_table(("baseline", "random"), config, 2, seed=4, workers=1, journal=journal)
+        evaluate(("baseline", "random"), config, 2, seed=4, workers=1, journal=journal, game=DUMMY)
     assert journal.read_text() == kept + '{"first": 1}\n'  # nothing rewritten
 
 
 def test_a_journal_stopped_while_writing_its_header_starts_again(tmp_path):
     config = get_game("dummy_rummy").make_config(num_players=2, hands=1)
     whole = tmp_path / "whole.jsonl"
-    straight = evaluate_table(("baseline", "random"), config, 2, seed=4, journal=whole)
+    straight = evaluate(("baseline", "random"), config, 2, seed=4, journal=whole, game=DUMMY)
     cut = tmp_path / "cut.jsonl"
     cut.write_text(whole.read_text().splitlines()[0][:40])
-    again = evaluate_table(("baseline", "random"), config, 2, seed=4, journal=cut)
+    again = evaluate(("baseline", "random"), config, 2, seed=4, journal=cut, game=DUMMY)
     assert again.per_deal == straight.per_deal
     assert cut.read_text() == whole.read_text()
 

@@ -5,10 +5,9 @@ The PPO is the lean masked PPO of ``train/ppo.py`` (``trainer: torch``) or sb3-c
 MaskablePPO (``train/sb3.py``, ``trainer: sb3``), one file each with the same face
 (``make_envs``, ``make_model``, ``learn``, ``close_envs``); both train the same network and
 write the same checkpoints, logs and model cards. Sizes come from the game's record and the
-envs' spaces; checkpoints record the game's name. A competitive game (``game.team`` False)
-is not evaluated against the baseline yet (``evaluate_now`` says so once and returns None;
-no final comparison): checkpoints, ``best.pt`` (the last policy) and logs are written as
-usual.
+envs' spaces; checkpoints record the game's name. ``evaluate_now`` measures the policy with
+``agents.evaluate`` (a team game: beside the baseline team; a competitive game: one trained
+seat against baselines, every seat in turn) and keeps ``best.pt``.
 
 A run lives in ``{out_dir}/{run_name}/``: TensorBoard events (metric groups ``team/``,
 ``game/``, ``bc/``, ``time/`` and SB3's ``train/`` and ``rollout/``), ``checkpoints/``
@@ -37,7 +36,7 @@ from functools import partial
 from importlib import metadata
 from pathlib import Path
 
-from commoncause.agents.evaluate import EvalReport, evaluate
+from commoncause.agents.evaluate import Report, evaluate
 from commoncause.agents.trained import FORMAT, load_checkpoint, weights_digest
 
 from . import signals
@@ -76,7 +75,7 @@ def intended_use(game) -> str:
     return "research on competitive self-play; an AI opponent"
 
 
-def report_summary(report: EvalReport) -> dict:
+def report_summary(report: Report) -> dict:
     return {
         "team": list(report.team),
         "games": report.games,
@@ -162,7 +161,7 @@ class Trainer:
         self.checkpoints = self.run_dir / "checkpoints"
         self.model = None
         self.env = None
-        self._baseline_eval: EvalReport | None = None
+        self._baseline_eval: Report | None = None
         self._clock: tuple[float, float] | None = None  # (perf_counter at start, seconds then)
 
     # ------------------------------------------------------------------------------
@@ -255,105 +254,101 @@ class Trainer:
         }
 
     # ------------------------------------------------------------------------------
-    def evaluate_now(self, games: int, workers: int = 2) -> dict | None:
-        """Evaluate the current policy (saved as last.pt): a team game against the baseline
-        team; a competitive game in one seat against baselines in the others, every seat in
-        turn (``agents/tournament.py``)."""
-        cfg = self.config
+    def evaluate_now(self, games: int, workers: int = 2) -> dict:
+        """Evaluate the current policy (saved as last.pt; ``_measure``), then record, log and
+        say it, and save best.pt when it is the best so far."""
         last = self.save(self.checkpoints / "last.pt")
-        if not self.game.team:
-            return self._evaluate_table(last, games, workers)
-        team = (str(last), str(last))
-        rules = cfg.eval_config()
-        stop = signals.stop_if_requested  # (as progress: a stop ends it at the next chunk)
-        report = evaluate(team, rules, games, cfg.eval_seed, workers, rules.label(), stop)
-        if self._baseline_eval is None or self._baseline_eval.games != games:
-            self._baseline_eval = evaluate(
-                BASELINE_TEAM, rules, games, cfg.eval_seed, workers, rules.label(), stop
-            )
-        entry = {
-            "step": int(self.model.num_timesteps),
-            "win_rate": report.win_rate,
-            "ci95": list(report.ci95),
-            "games": games,
-            "baseline_win_rate": self._baseline_eval.win_rate,
-            "mean_turns": report.mean_turns,
-            "mean_discard_pickups": report.mean_discard_pickups,
-        }
+        entry, logs, line = self._measure(last, games, workers, self.config.eval_seed)
         self.state.evaluations.append(entry)
         logger = self.model.logger
-        logger.record("team/eval_win_rate", report.win_rate)
-        logger.record("team/eval_minus_baseline", report.win_rate - self._baseline_eval.win_rate)
-        logger.record("game/eval_turns", report.mean_turns)
-        logger.record("game/eval_pickups", report.mean_discard_pickups)
+        for key, value in logs.items():
+            logger.record(key, value)
         logger.dump(int(self.model.num_timesteps))
-        low, high = report.ci95
-        self.say(
-            f"step {entry['step']:,}: eval win rate {report.win_rate:.1%} [{low:.1%}, {high:.1%}]"
-            f" over {games} games; baseline team {self._baseline_eval.win_rate:.1%}"
-        )
-        if report.win_rate > self.state.best_win_rate:
-            self.state.best_win_rate = report.win_rate
+        self.say(line)
+        # (the first is the best so far: a table's margin may be below any start value)
+        if len(self.state.evaluations) == 1 or entry["win_rate"] > self.state.best_win_rate:
+            self.state.best_win_rate = entry["win_rate"]
             self.save(self.checkpoints / "best.pt")
         self.save(last)  # (with this evaluation: a run killed now resumes with it)
         return entry
 
-    def _measure_table(self, checkpoint: Path, games: int, workers: int, seed: int) -> dict:
-        """One trained seat and baselines in the others, over ``games`` games (deals x seat
-        rotations); ``win_rate`` is the trained seat's return minus the baselines' mean, per
-        game. Measures only: records, logs and saves nothing."""
-        from commoncause.agents.tournament import evaluate_table
-
+    def _measure(
+        self, checkpoint: Path, games: int, workers: int, seed: int
+    ) -> tuple[dict, dict[str, float], str]:
+        """The policy of ``checkpoint`` measured on ``games`` games (``agents.evaluate``):
+        its entry, the figures to log and the line to say. A team game: the policy in every
+        seat, beside the baseline team on the same deals; a competitive game: one trained
+        seat and baselines in the others, every seat in turn (deals x seat rotations), its
+        ``win_rate`` the trained seat's return minus the baselines' mean, per game. Measures
+        only: records, logs and saves nothing."""
         rules = self.config.eval_config()
         seats = self.game.num_seats(rules)
-        team = (str(checkpoint), *["baseline"] * (seats - 1))
-        report = evaluate_table(team, rules, max(1, games // seats), seed, workers,
-                                self.game.name, signals.stop_if_requested)  # fmt: skip
-        trained = report.members[0]
-        return {
-            "step": int(self.model.num_timesteps),
-            "win_rate": report.vs_field["mean"],
-            "metric": "return per game minus the baselines' mean (seats rotated, paired deals)",
-            "ci95": report.vs_field["ci95"],
-            "games": report.games,
-            "return": trained["return"]["mean"],
-            "return_ci95": trained["return"]["ci95"],
-            "outright_win_rate": trained["win_rate"],
-            "baseline_return": sum(m["return"]["mean"] for m in report.members[1:]) / (seats - 1),
-            **_per_hand_entry(report),
+        stop = signals.stop_if_requested  # (as progress: a stop ends it at the next chunk)
+        step = int(self.model.num_timesteps)
+        if not self.game.team:
+            team = (str(checkpoint), *["baseline"] * (seats - 1))
+            report = evaluate(team, rules, max(1, games // seats), seed, workers, "", stop,
+                              game=self.game.name)  # fmt: skip
+            trained = report.members[0]
+            entry = {
+                "step": step,
+                "win_rate": report.vs_field["mean"],
+                "metric": "return per game minus the baselines' mean (seats rotated, paired deals)",
+                "ci95": report.vs_field["ci95"],
+                "games": report.games,
+                "return": trained["return"]["mean"],
+                "return_ci95": trained["return"]["ci95"],
+                "outright_win_rate": trained["win_rate"],
+                "baseline_return": sum(m["return"]["mean"] for m in report.members[1:])
+                / (seats - 1),
+                **_per_hand_entry(report),
+            }
+            logs = {"table/eval_return": entry["return"],
+                    "table/eval_minus_baselines": entry["win_rate"],
+                    "table/eval_won": entry["outright_win_rate"]}  # fmt: skip
+            for key in ("minus_baselines_per_hand", "went_out_per_hand"):
+                if key in entry:
+                    logs[f"table/eval_{key}"] = entry[key]
+            low, high = entry["ci95"]
+            line = (
+                f"step {step:,}: return {entry['return']:.2f} per game, baselines "
+                f"{entry['baseline_return']:.2f}; difference {entry['win_rate']:+.2f} "
+                f"[{low:+.2f}, {high:+.2f}] over {entry['games']} games"
+            )
+            return entry, logs, line
+        report = evaluate((str(checkpoint),) * seats, rules, games, seed, workers, rules.label(),
+                          stop)  # fmt: skip
+        base = self._baseline_eval
+        if base is None or (base.games, base.seed) != (games, seed):
+            base = self._baseline_eval = evaluate(
+                BASELINE_TEAM, rules, games, seed, workers, rules.label(), stop
+            )
+        entry = {
+            "step": step,
+            "win_rate": report.win_rate,
+            "ci95": list(report.ci95),
+            "games": games,
+            "baseline_win_rate": base.win_rate,
+            "mean_turns": report.mean_turns,
+            "mean_discard_pickups": report.mean_discard_pickups,
         }
-
-    def _evaluate_table(self, checkpoint: Path, games: int, workers: int) -> dict:
-        """A training evaluation of a competitive game: measured, logged, recorded, and
-        best.pt saved when it is the best so far."""
-        entry = self._measure_table(checkpoint, games, workers, self.config.eval_seed)
-        self.state.evaluations.append(entry)
-        logger = self.model.logger
-        logger.record("table/eval_return", entry["return"])
-        logger.record("table/eval_minus_baselines", entry["win_rate"])
-        logger.record("table/eval_won", entry["outright_win_rate"])
-        for key in ("minus_baselines_per_hand", "went_out_per_hand"):
-            if key in entry:
-                logger.record(f"table/eval_{key}", entry[key])
-        logger.dump(int(self.model.num_timesteps))
-        low, high = entry["ci95"]
-        self.say(
-            f"step {entry['step']:,}: return {entry['return']:.2f} per game, baselines "
-            f"{entry['baseline_return']:.2f}; difference {entry['win_rate']:+.2f} "
-            f"[{low:+.2f}, {high:+.2f}] over {entry['games']} games"
+        logs = {"team/eval_win_rate": report.win_rate,
+                "team/eval_minus_baseline": report.win_rate - base.win_rate,
+                "game/eval_turns": report.mean_turns,
+                "game/eval_pickups": report.mean_discard_pickups}  # fmt: skip
+        low, high = report.ci95
+        line = (
+            f"step {step:,}: eval win rate {report.win_rate:.1%} [{low:.1%}, {high:.1%}]"
+            f" over {games} games; baseline team {base.win_rate:.1%}"
         )
-        if len(self.state.evaluations) == 1 or entry["win_rate"] > self.state.best_win_rate:
-            self.state.best_win_rate = entry["win_rate"]
-            self.save(self.checkpoints / "best.pt")
-        self.save(checkpoint)  # (last.pt, with this evaluation: a run killed now resumes with it)
-        return entry
+        return entry, logs, line
 
     def final_comparison(self) -> dict:
         """The best policy's team, the baseline team and the mixed team on the same deals
         (a competitive game: the best policy in one seat, baselines in the others)."""
         cfg = self.config
         if not self.game.team:
-            entry = self._measure_table(
+            entry, _, _ = self._measure(
                 self.checkpoints / "best.pt", cfg.final_eval_games, 2, cfg.eval_seed + 1
             )
             self.state.final = {"trained_vs_baselines": entry}

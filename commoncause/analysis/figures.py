@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from commoncause.agents.search import ceiling_team
+from commoncause.agents.ceiling import ceiling_team
 from commoncause.agents.stats import paired_difference, rate
 from commoncause.envs.common_cause.rules import GameConfig
 

@@ -2,7 +2,7 @@
 
 A discard is the only message in Common Cause. Every discard has a *speaker* (who made it)
 and a *listener* (the partner, who acts next). ``play_measured`` plays one game in one of
-three modes, on the same deal and agent seeds as ``commoncause.agents.evaluate.play_game``:
+three modes, on the same deal and agent seeds as ``commoncause.agents.arena.play_game``:
 
 ``normal``
     The game as it is (same moves and result as ``play_game``).
@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from commoncause.agents.arena import REFUSALS, refused
 from commoncause.agents.base import Agent, RandomAgent
-from commoncause.agents.evaluate import REFUSALS, refused
 from commoncause.envs.common_cause.actions import (
     ACTIONS,
     COMPLETIONS,

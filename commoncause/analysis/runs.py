@@ -10,7 +10,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from commoncause.agents.evaluate import Job, deal_seed, run_jobs
+from commoncause.agents.arena import deal_seed
+from commoncause.agents.evaluate import Job, run_jobs
 from commoncause.envs.common_cause.rules import GameConfig
 
 from .interventions import DiscardEvent, GameRecord, Listening, play_measured
@@ -63,14 +64,14 @@ def play_ceiling(
     seed: int,
     workers: int = 1,
 ) -> np.ndarray:
-    """Wins (0/1) of ``team``'s search ceiling (``agents.search.ceiling_games``: the search
+    """Wins (0/1) of ``team``'s search ceiling (``agents.ceiling.ceiling_games``: the search
     knowing the true deal) on games 0..games-1, in the evaluation worker pool."""
-    from commoncause.agents.search import ceiling_games, ceiling_team
+    from commoncause.agents.ceiling import ceiling_games, ceiling_team
 
     blueprints, options = ceiling_team(team)
     size = max(1, min(10, games // (workers * 4) or 1))
     jobs = [
-        Job(ceiling_games, GAME, blueprints, (config, options, seed, first, count), count)
+        Job(ceiling_games, GAME, (), (blueprints, config, options, seed, first, count), count)
         for first, count in ((f, min(size, games - f)) for f in range(0, games, size))
     ]
     wins: list[bool] = []
