@@ -1,35 +1,121 @@
-"""The policy network's shared body and its optional per-card head (torch modules; imported
-only where torch is wanted)."""
+"""The policy network as plain torch modules (no SB3 import): ``SeatPolicy`` plays a
+checkpoint with torch alone; its shared body ``SeatEncoder``, its heads and the optional
+per-card head ``CardHead``. Training builds the same layers through sb3-contrib
+(``policy_kwargs``, ``agents.trained.build_policy``), so the weights of either load into the
+other under the same names."""
 
 from __future__ import annotations
 
 from functools import partial
 
-import gymnasium
 import numpy as np
 import torch
 import torch.nn.functional as F
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-from commoncause.agents.trained import ILLEGAL_LOGIT
+from commoncause.agents.base import ILLEGAL_LOGIT
 from commoncause.envs.core.cards import JOKER, N_CARD_TYPES, rank_of, suit_of
 from commoncause.envs.core.game import CardMoves
 
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 
 
-class SeatEncoder(BaseFeaturesExtractor):
-    """One dense layer over the seat observation, shared by the policy and value heads."""
+class SeatEncoder(torch.nn.Module):
+    """One dense layer over the seat observation, shared by the policy and value heads.
+    ``observation``: its size, or its space (SB3 builds it as the features extractor from
+    the observation space and reads ``features_dim``)."""
 
-    def __init__(self, observation_space: gymnasium.spaces.Box, features_dim: int = 256,
-                 activation: str = "tanh") -> None:  # fmt: skip
-        super().__init__(observation_space, features_dim)
+    def __init__(self, observation, features_dim: int = 256, activation: str = "tanh") -> None:
+        super().__init__()
+        self.features_dim = features_dim
+        size = observation if isinstance(observation, int) else observation.shape[0]
         self.net = torch.nn.Sequential(
-            torch.nn.Linear(observation_space.shape[0], features_dim), ACTIVATIONS[activation]()
+            torch.nn.Linear(size, features_dim), ACTIVATIONS[activation]()
         )
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         return self.net(observations)
+
+
+def _mlp(sizes: list[int], activation: str) -> torch.nn.Sequential:
+    layers: list[torch.nn.Module] = []
+    for size_in, size_out in zip(sizes[:-1], sizes[1:], strict=True):
+        layers += [torch.nn.Linear(size_in, size_out), ACTIVATIONS[activation]()]
+    return torch.nn.Sequential(*layers)
+
+
+class Heads(torch.nn.Module):
+    """The policy and value layers after the shared one (SB3's ``MlpExtractor``)."""
+
+    def __init__(self, features_dim: int, net_arch: list[int], activation: str) -> None:
+        super().__init__()
+        self.policy_net = _mlp([features_dim, *net_arch], activation)
+        self.value_net = _mlp([features_dim, *net_arch], activation)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return self.policy_net(features)
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.value_net(features)
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+
+class SeatPolicy(torch.nn.Module):
+    """A trained policy with torch alone: ``SeatPolicy.load("best.pt").act(obs, legal)``.
+
+    The layers and their names are those of the sb3-contrib policy the trainers train (the
+    shared layer is registered as ``features_extractor`` and, as SB3 does, under its two
+    aliases ``pi_``/``vf_features_extractor``), so a checkpoint's ``policy`` weights load
+    as they are."""
+
+    def __init__(self, obs_size: int, n_actions: int, features_dim: int = 256,
+                 net_arch: list[int] | tuple[int, ...] = (128,), activation: str = "tanh",
+                 card_moves: CardMoves | None = None) -> None:  # fmt: skip
+        super().__init__()
+        net_arch = list(net_arch)
+        self.features_extractor = SeatEncoder(obs_size, features_dim, activation)
+        self.pi_features_extractor = self.vf_features_extractor = self.features_extractor
+        self.mlp_extractor = Heads(features_dim, net_arch, activation)
+        self.action_net = torch.nn.Linear(net_arch[-1], n_actions)
+        self.value_net = torch.nn.Linear(net_arch[-1], 1)
+        if card_moves is not None:
+            self.card_head = CardHead(card_moves, net_arch[-1], n_actions, activation)
+
+    @classmethod
+    def shaped_for(cls, data: dict, card_moves: CardMoves | None = None) -> SeatPolicy:
+        """An untrained policy of a checkpoint dict's shape; ``card_moves``: its game's,
+        when it has a per-card head (``data["card_head"]``)."""
+        return cls(data["obs_size"], data["n_actions"], data["features_dim"], data["net_arch"],
+                   data["activation"], card_moves)  # fmt: skip
+
+    @classmethod
+    def load(cls, path, card_moves: CardMoves | None = None) -> SeatPolicy:
+        """A checkpoint's policy (evaluation mode), read by ``torch.load(weights_only=True)``
+        (``agents.trained.load_checkpoint`` adds the checks of a damaged file)."""
+        data = torch.load(path, map_location="cpu", weights_only=True)
+        policy = cls.shaped_for(data, card_moves)
+        policy.load_state_dict(data["policy"])
+        return policy.eval()
+
+    def extract_features(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.features_extractor(obs.float())
+
+    def set_training_mode(self, mode: bool) -> None:
+        self.train(mode)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Move logits of a batch of observations, illegal moves (``mask`` False) at -1e8."""
+        latent = self.mlp_extractor.forward_actor(self.extract_features(obs))
+        return action_logits(self, obs, latent).masked_fill(~mask, ILLEGAL_LOGIT)
+
+    @torch.no_grad()
+    def act(self, obs, legal: list[int]) -> int:
+        """The most likely of the ``legal`` moves for one observation (a numpy vector)."""
+        obs = torch.as_tensor(obs).unsqueeze(0)
+        latent = self.mlp_extractor.forward_actor(self.extract_features(obs))
+        logits = action_logits(self, obs, latent, torch.as_tensor(legal))[0]
+        return int(legal[int(logits.argmax())])
 
 
 def policy_kwargs(features_dim: int, net_arch: list[int], activation: str) -> dict:

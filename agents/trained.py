@@ -24,6 +24,8 @@ import numpy as np
 from commoncause import ROOT
 from commoncause.envs.registry import DEFAULT_GAME, get_game
 
+from .base import ILLEGAL_LOGIT
+
 FORMAT = "commoncause-policy-v1"
 DEFAULT_CHECKPOINT = ROOT / "checkpoints" / "normal" / "best.pt"
 """Common Cause's shipped partner (the default game's ``trained``)."""
@@ -180,12 +182,12 @@ def load_checkpoint(path: str | Path, game: str | None = None) -> dict:
 
 
 def policy_from_checkpoint(data: dict):
-    """The checkpoint's policy network (evaluation mode); a one-line ValueError if its
-    weights do not fit the network shape it records."""
-    policy = build_policy(
-        data["features_dim"], data["net_arch"], data["activation"],
-        data["obs_size"], data["n_actions"], checkpoint_card_moves(data),
-    )  # fmt: skip
+    """The checkpoint's policy network, a plain torch module (``networks.SeatPolicy``, in
+    evaluation mode); a one-line ValueError if its weights do not fit the network shape it
+    records."""
+    from .networks import SeatPolicy
+
+    policy = SeatPolicy.shaped_for(data, checkpoint_card_moves(data))
     expected = {k: tuple(v.shape) for k, v in policy.state_dict().items()}
     given = {k: tuple(v.shape) for k, v in data["policy"].items()}
     shape = f"features_dim {data['features_dim']}, net_arch {list(data['net_arch'])}"
@@ -201,12 +203,7 @@ def policy_from_checkpoint(data: dict):
                 f"{list(given[key])}, the network's {list(size)}"
             )
     policy.load_state_dict(data["policy"])
-    policy.set_training_mode(False)
-    return policy
-
-
-ILLEGAL_LOGIT = -1e8
-"""The logit of an illegal move: its probability is exactly 0 and it gets no gradient."""
+    return policy.eval()
 
 
 def masked_logits(policy, obs, mask):

@@ -257,9 +257,31 @@ def test_selfplay_reads_the_game_record():
     game = get_game("common_cause")
     assert env.observation_space.shape == (game.observation_size,)
     assert env.action_space.n == game.num_actions
-    assert env.aec.config.early_loss and env.num_seats == 2
+    assert env.config.early_loss and env.num_seats == 2
     with pytest.raises(ValueError, match="unknown game"):
         SelfPlayEnv(game="gin")
+
+
+@pytest.mark.parametrize(("game", "options"), [("common_cause", {"level": "hard"}),
+                                               ("dummy_rummy", {"num_players": 3}),
+                                               ("open_rummy", {"num_players": 2})])  # fmt: skip
+def test_selfplay_deals_through_the_record_as_the_pettingzoo_env_deals(game, options):
+    """The env deals with the game record's ``new_state`` (no PettingZoo env), the same
+    games for the same seeds as the game's PettingZoo env dealt from the seed it draws."""
+    import importlib
+
+    record = get_game(game)
+    env = SelfPlayEnv(game=game, **options)
+    assert not any("aec" in name for name in vars(env))
+    aec = importlib.import_module(record.env_module).raw_env(**options)
+    for seed in range(5):
+        env.reset(seed=seed)  # (then forced moves are played: compare the deals themselves)
+        env.np_random = np.random.Generator(np.random.PCG64(seed))
+        dealt = env._deal(None)
+        aec.reset(seed=int(np.random.Generator(np.random.PCG64(seed)).integers(2**31)))
+        assert record.encode_state(dealt).tolist() == record.encode_state(aec.game).tolist()
+    with pytest.raises(ValueError, match="unknown reset option"):
+        env.reset(options={"shuffle": True})
 
 
 def test_dataclass_defaults_match_normal_yaml():

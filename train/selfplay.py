@@ -51,10 +51,9 @@ A ``step`` after the game ended (won, lost, truncated or illegal) is a RuntimeEr
 
 from __future__ import annotations
 
-import importlib
-
 import gymnasium
 import numpy as np
+from gymnasium.utils import seeding
 
 from commoncause.envs.registry import DEFAULT_GAME, get_game
 
@@ -92,6 +91,9 @@ class SelfPlayEnv(gymnasium.Env):
         if not reward_scale > 0:
             raise ValueError(f"reward_scale must be positive, got {reward_scale}")
         self.game = get_game(game)
+        max_moves = options.pop("max_moves", self.game.max_moves)
+        if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
+            raise ValueError(f"max_moves must be a positive int, got {max_moves!r}")
         self._options = options
         self._episode_options = {k: list(v) for k, v in (episode_options or {}).items()}
         for name, values in self._episode_options.items():
@@ -99,11 +101,10 @@ class SelfPlayEnv(gymnasium.Env):
                 raise ValueError(f"episode_options {name} lists no values")
             if name in options:
                 raise ValueError(f"option {name} is given both fixed and in episode_options")
-        # the game's PettingZoo env deals (its deck option and seeding), the engine plays;
-        # one per combination of episode options drawn so far
-        self._aecs: dict[tuple, object] = {}
-        self.aec = self._aec(tuple(values[0] for values in self._episode_options.values()))
-        self.num_seats = self.game.num_seats(self.aec.config)
+        # the rules config of each combination of episode options drawn so far
+        self._configs: dict[tuple, object] = {}
+        self.config = self._config(tuple(values[0] for values in self._episode_options.values()))
+        self.num_seats = self.game.num_seats(self.config)
         if not 1 <= baseline_seats < self.num_seats:
             raise ValueError(
                 f"baseline_seats must be 1 to {self.num_seats - 1} (the learner keeps a seat) "
@@ -122,7 +123,7 @@ class SelfPlayEnv(gymnasium.Env):
         self.reward_scale = float(reward_scale)
         self.reward_margin = bool(reward_margin)
         self.per_seat = not self.game.team  # report every seat's rewards each step
-        self.max_moves = int(self.aec.max_moves)
+        self.max_moves = max_moves
         if not baseline_options:
             raise ValueError("baseline_options lists no baseline (write [''] for the default)")
         # one set of baseline seats per option text; a game with baselines draws one set
@@ -139,26 +140,40 @@ class SelfPlayEnv(gymnasium.Env):
         self._truncated = False
         self._moves = 0
         self._earned = [0.0] * self.num_seats  # per seat, over the moves of this step
-
-    @property
-    def state(self):
-        """The engine's game in progress."""
-        return self.aec.game
+        self.state = None
+        """The engine's game in progress (None until ``reset``)."""
 
     @property
     def baseline_seat(self) -> int:
         """The first seat the baseline plays this game, or -1."""
         return min(self.baseline_seats, default=-1)
 
-    def _aec(self, drawn: tuple):
-        """The PettingZoo env of the fixed options and these episode options' values."""
-        if drawn not in self._aecs:
+    def _config(self, drawn: tuple):
+        """The rules config of the fixed options and these episode options' values."""
+        if drawn not in self._configs:
             chosen = dict(zip(self._episode_options, drawn, strict=True))
-            aec = importlib.import_module(self.game.env_module).raw_env(**self._options, **chosen)
-            if self._aecs and self.game.num_seats(aec.config) != self.num_seats:
+            config = self.game.make_config(**self._options, **chosen)
+            if self._configs and self.game.num_seats(config) != self.num_seats:
                 raise ValueError(f"episode_options {chosen} change the number of seats")
-            self._aecs[drawn] = aec
-        return self._aecs[drawn]
+            self._configs[drawn] = config
+        return self._configs[drawn]
+
+    def _deal(self, options: dict | None):
+        """A new game through the game's record (``new_state``): from ``options["deck"]``
+        (card codes or ids, top first), or a deck shuffled by a generator seeded from this
+        env's own (the shuffle of the game's PettingZoo env, so a seed deals as it does)."""
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"reset options must be a dict such as {{'deck': [...]}} or None, "
+                             f"got {type(options).__name__}")  # fmt: skip
+        if unknown := sorted(set(options or {}) - {"deck"}):
+            raise ValueError(f"unknown reset option(s) {unknown}: only 'deck'")
+        spec = self.game.deck(self.config)
+        rng, _ = seeding.np_random(int(self.np_random.integers(2**31)))
+        if options and "deck" in options:
+            deck = spec.parse(options["deck"])
+        else:
+            deck = [int(c) for c in rng.permutation(spec.size)]
+        return self.game.new_state(self.config, deck)
 
     # ------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -168,9 +183,8 @@ class SelfPlayEnv(gymnasium.Env):
                 values[int(self.np_random.integers(len(values)))]
                 for values in self._episode_options.values()
             )
-            self.aec = self._aec(drawn)
-        self.aec.reset(seed=int(self.np_random.integers(2**31)), options=options)
-        state = self.aec.game
+            self.config = self._config(drawn)
+        self.state = state = self._deal(options)
         self._observers = [self.game.observer(seat) for seat in range(self.num_seats)]
         self._illegal = None
         self._truncated = False
@@ -201,7 +215,7 @@ class SelfPlayEnv(gymnasium.Env):
             raise RuntimeError(
                 "this game is over (step() after the end of a game): call reset() first"
             )
-        state = self.aec.game
+        state = self.state
         seat = state.current
         action = int(action)
         if action not in state.legal_actions():
@@ -239,7 +253,7 @@ class SelfPlayEnv(gymnasium.Env):
         """What the deciding seat does not see (the game's ``encode_hidden``): a centralised
         critic's input beside that seat's observation, in training only, never the
         policy's."""
-        state = self.aec.game
+        state = self.state
         return self.game.encode_hidden(state, state.current)
 
     def action_masks(self) -> np.ndarray:
@@ -261,7 +275,7 @@ class SelfPlayEnv(gymnasium.Env):
     def _advance(self) -> None:
         """Play forced moves and the baseline's moves until the learner decides (or the game
         ends, or reaches ``max_moves``)."""
-        state = self.aec.game
+        state = self.state
         baselines = self.baseline_seats
         per_seat = self.per_seat
         while not state.is_terminal:
@@ -284,13 +298,13 @@ class SelfPlayEnv(gymnasium.Env):
             self._mask[state.legal_actions()] = True
 
     def _observe(self, seat: int | None = None) -> np.ndarray:
-        state = self.aec.game
+        state = self.state
         return self._observers[state.current if seat is None else seat].encode(state)
 
     def _stats(self, seat: int) -> dict:
         """The info of a finished game, from the view of ``seat`` (who made the last
         decision)."""
-        state = self.aec.game
+        state = self.state
         returns = state.returns() if self._illegal is None else None
         if returns is None:  # the engine's game is unfinished: the learner's side lost
             lost = range(self.num_seats) if self.game.team else (seat,)
