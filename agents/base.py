@@ -7,6 +7,11 @@ from typing import Protocol
 
 from commoncause.envs.core.seat import SeatView
 
+ILLEGAL_LOGIT = -1e8
+"""The logit of an illegal move in a policy network: its probability is exactly 0 and it
+gets no gradient (here, below ``networks`` and ``trained`` alike, so neither imports the
+other for it)."""
+
 
 class Agent(Protocol):
     name: str

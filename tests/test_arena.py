@@ -1,0 +1,134 @@
+"""The one arena (agents/arena.py), the one registry (agents/registry.py) and the one report
+(agents/evaluate.py): rotations seat the members round the table, a team game is one
+rotation, a refused move is one line in every game, the report is keyed by seat, and the
+agents package imports without a cycle."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from commoncause import ROOT
+from commoncause.agents.arena import deal_seed, play_game
+from commoncause.agents.evaluate import evaluate
+from commoncause.agents.registry import make_agent
+from commoncause.envs.registry import get_game
+
+AGENTS = ROOT / "agents"
+MODULES = sorted(p.stem for p in AGENTS.glob("*.py") if p.stem != "__init__")
+
+
+def _imports(path: Path) -> set[str]:
+    """The modules of agents/ that ``path`` imports, anywhere in it (a function's import
+    closes a cycle as surely as the module's)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 1:
+                names = [node.module] if node.module else [a.name for a in node.names]
+            elif (node.module or "").startswith("commoncause.agents"):
+                rest = node.module.removeprefix("commoncause.agents").lstrip(".")
+                names = [rest] if rest else [a.name for a in node.names]
+            else:
+                continue
+        elif isinstance(node, ast.Import):
+            names = [a.name.removeprefix("commoncause.agents.") for a in node.names
+                     if a.name.startswith("commoncause.agents.")]  # fmt: skip
+        else:
+            continue
+        found |= {name.split(".")[0] for name in names if name.split(".")[0] in MODULES}
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module of agents/ -> the modules of agents/ it imports."""
+    return {m: _imports(AGENTS / f"{m}.py") - {m} for m in MODULES}
+
+
+def test_the_agents_package_has_no_import_cycle():
+    graph = import_graph()
+    assert "base" in graph["search"]  # (the graph is read)
+    done: set[str] = set()
+
+    def visit(module: str, path: tuple[str, ...]) -> None:
+        if module in path:
+            cycle = " -> ".join((*path[path.index(module):], module))
+            raise AssertionError(f"import cycle in agents/: {cycle}")
+        if module in done:
+            return
+        for other in sorted(graph[module]):
+            visit(other, (*path, module))
+        done.add(module)
+
+    for module in MODULES:
+        visit(module, ())
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_each_agents_module_imports_alone(module):
+    """In a fresh interpreter, first of all (an import order no other test can hide)."""
+    run = subprocess.run([sys.executable, "-c", f"import commoncause.agents.{module}"],
+                         capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+
+
+def test_rotation_seats_member_k_at_k_plus_r():
+    game = get_game("dummy_rummy")
+    config = game.make_config(num_players=3, hands=1)
+
+    class Seated:
+        def __init__(self) -> None:
+            self.name, self.seats, self.inner = "seated", set(), make_agent("baseline", game.name)
+
+        def reset(self, seed: int) -> None:
+            self.inner.reset(seed)
+
+        def act(self, view) -> int:
+            self.seats.add(view.player)
+            return self.inner.act(view)
+
+    for rotation in range(3):
+        agents = (Seated(), Seated(), Seated())
+        outcome = play_game(config, agents, deal_seed(2, 0), game.name, rotation=rotation)
+        assert [a.seats for a in agents] == [{(k + rotation) % 3} for k in range(3)]
+        assert len(outcome.returns) == len(outcome.seat_stats) == 3
+        assert outcome.seat_stats[0]["hands"] == 1 and not outcome.truncated
+
+
+def test_a_refused_move_is_one_line_in_a_competitive_evaluation_too():
+    class Wrong:
+        name = "wrong"
+
+        def reset(self, seed: int) -> None:
+            pass
+
+        def act(self, view) -> int:
+            return -1
+
+    game = get_game("open_rummy")
+    config = game.make_config(num_players=2)
+    with pytest.raises(ValueError, match=r"^wrong in seat \d chose -1; Open Rummy refused it"):
+        play_game(config, (Wrong(), make_agent("baseline", game.name)), 3, game.name, rotation=1)
+
+
+def test_one_report_keyed_by_seat_for_either_kind_of_game():
+    """A team game is one rotation: its members are its seats, with the team's win rate;
+    a competitive game rotates every member through every seat."""
+    team = evaluate(("baseline", "random"), get_game("common_cause").make_config(), 12, seed=3)
+    assert team.games == team.deals == 12 and [m["member"] for m in team.members] == [
+        "baseline", "random"
+    ]
+    for m in team.members:
+        assert m["win_rate"] == team.win_rate == team.wins / 12
+        assert m["mean_turns"] == team.mean_turns
+    assert team.mean_returns == [m["return"]["mean"] for m in team.members]
+    assert set(team.to_json()) >= {"wins", "win_rate", "ci95", "mean_turns", "wins_by_game"}
+    config = get_game("dummy_rummy").make_config(num_players=2, hands=1)
+    table = evaluate(("baseline", "random"), config, 3, seed=3, game="dummy_rummy")
+    assert table.games == 2 * table.deals == 6
+    assert {r.seat for deal in table.by_deal for r in deal if r.member == 1} == {0, 1}
+    assert set(table.to_json()) >= {"members", "vs_field", "truncated", "vs_field_per_hand"}
