@@ -18,7 +18,7 @@ from commoncause.envs.open_rummy import actions as open_actions
 from commoncause.envs.open_rummy import rules as open_rules
 from commoncause.envs.registry import get_game
 
-SHARED = ("_take", "_take_top", "_put_on_pile", "_draw_from_stock", "_deal_cards",
+SHARED = ("_take_top", "_put_on_pile", "_draw_from_stock", "_deal_cards",
           "_deal_again_unless", "locations", "returns", "rewards", "top_discard",
           "hand_types", "num_seats", "is_terminal")  # fmt: skip
 
@@ -34,8 +34,7 @@ class Toy(PileRummyState):
 
     TYPE_OF = tuple(c % 4 for c in range(12))
 
-    def __init__(self, deck: list[int], newest: bool = False) -> None:
-        self.TAKE_NEWEST = newest
+    def __init__(self, deck: list[int]) -> None:
         self._begin(ToyConfig(), deck, 12, " (a toy deck)")
         self.deals = 0
         self._deal(deck)
@@ -64,11 +63,12 @@ def test_the_deal_goes_round_from_the_first_seat_and_turns_one_card_up():
 
 
 def test_take_takes_the_oldest_or_the_newest_copy():
-    oldest, newest = Toy(list(range(12))), Toy(list(range(12)), newest=True)
+    oldest, newest = Toy(list(range(12))), Toy(list(range(12)))
     assert oldest._take(0, 1) == 1 and oldest.hands[0] == [3, 5]  # 1 and 5 are both type 1
-    assert newest._take(0, 1) == 5 and newest.hands[0] == [1, 3]
-    with pytest.raises(AssertionError, match="holds no 0"):
-        oldest._take(0, 0)
+    assert newest._take_newest(0, 1) == 5 and newest.hands[0] == [1, 3]
+    for take in (oldest._take, newest._take_newest):
+        with pytest.raises(AssertionError, match="holds no 0"):
+            take(0, 0)
 
 
 def test_the_pile_log_says_who_discarded_and_who_took():
@@ -116,6 +116,9 @@ def test_both_pile_rummies_use_the_shared_mechanics(rules):
     assert issubclass(rules.GameState, PileRummyState)
     for name in SHARED:
         assert getattr(rules.GameState, name) is getattr(PileRummyState, name), name
+    newest = rules is open_rules  # Open Rummy takes the copy of a type taken last
+    take = PileRummyState._take_newest if newest else PileRummyState._take
+    assert rules.GameState._take is take
 
 
 KINDS = {

@@ -26,9 +26,6 @@ class PileRummyState:
 
     TYPE_OF: ClassVar[tuple[int, ...]]
     """Card type of each physical id."""
-    TAKE_NEWEST: ClassVar[bool] = False
-    """Which copy of a card type ``_take`` takes from a hand: the one held longest, or (True)
-    the one taken last."""
     POINTS_SIGN: ClassVar[float] = 1.0
     """-1.0 where ``totals`` are penalty points (a "points" return is minus the total)."""
     CLONE_FIELDS: ClassVar[dict[str, How]] = {
@@ -128,10 +125,20 @@ class PileRummyState:
     # ----------------------------------------------------------------------------------
     # cards moving
     def _take(self, p: int, t: int) -> int:
-        """Take a card of type ``t`` out of player ``p``'s hand (``TAKE_NEWEST`` says which)."""
+        """Take the card of type ``t`` that player ``p`` has held longest out of the hand (a
+        game that takes the newest sets ``_take = PileRummyState._take_newest``)."""
         hand = self.hands[p]
         type_of = self.TYPE_OF
-        for i in range(len(hand) - 1, -1, -1) if self.TAKE_NEWEST else range(len(hand)):
+        for i, c in enumerate(hand):
+            if type_of[c] == t:
+                return hand.pop(i)
+        raise AssertionError(f"player {p} holds no {t}")
+
+    def _take_newest(self, p: int, t: int) -> int:
+        """``_take``, the card of type ``t`` that player ``p`` took last."""
+        hand = self.hands[p]
+        type_of = self.TYPE_OF
+        for i in range(len(hand) - 1, -1, -1):
             if type_of[hand[i]] == t:
                 return hand.pop(i)
         raise AssertionError(f"player {p} holds no {t}")

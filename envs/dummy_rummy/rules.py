@@ -231,7 +231,8 @@ class GameState(PileRummyState):
     # dealing and hands
     def _deal(self, deck: list[int]) -> None:
         n = self.n
-        self._deal_cards(deck, self.hand_no % n, HAND_SIZE)  # reading 9: the dealer moves
+        # reading 9: the dealer moves clockwise each hand
+        self._deal_cards(deck, self.hand_no % n, HAND_SIZE)
         self.melds: list[TableMeld] = []
         self.meld_at: dict[tuple[int, int], TableMeld] = {}
         self.laid = [False] * n

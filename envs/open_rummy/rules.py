@@ -252,7 +252,7 @@ class GameState(PileRummyState):
     its first deck."""
 
     TYPE_OF = TYPE_OF
-    TAKE_NEWEST = True
+    _take = PileRummyState._take_newest
     CLONE_FIELDS: ClassVar[dict[str, How]] = {
         **PileRummyState.CLONE_FIELDS,
         "spec": SHARE, "hand_size": SHARE, "round_no": SHARE, "round_scores": COPY_EACH,
@@ -281,7 +281,8 @@ class GameState(PileRummyState):
     # dealing and rounds
     def _deal(self, deck: list[int]) -> None:
         n = self.n
-        self._deal_cards(deck, self.round_no % n, self.hand_size)  # reading 10: the dealer
+        # reading 10: the dealer moves clockwise each round
+        self._deal_cards(deck, self.round_no % n, self.hand_size)
         self.melds: list[TableMeld] = []
         self.pending: TableMeld | None = None  # the new meld being laid
         self.laid = [False] * n  # laid a meld of one's own this round
