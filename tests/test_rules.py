@@ -1,6 +1,6 @@
 """Scripted rule tests for Common Cause: one chosen deal per rule or edge.
 
-The rule sheet (shared/seeds/common_cause_rules.txt) is the authority; envs/common_cause/readings.md
+The rule sheet (docs/rules/common_cause.md) is the authority; envs/common_cause/readings.md
 lists the engine's readings of open points (referred to here as "reading #n"). Every move
 goes through ``helpers.play`` (or ``env_play``), which checks card conservation after it.
 """

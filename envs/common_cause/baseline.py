@@ -3,7 +3,7 @@ completes their own open start" — two players who never see each other's cards
 
 The sheet's sentence leaves choices open; each is an option (``BaselineOptions``) and the
 defaults are the readings below. ``commoncause eval --team baseline:<option>=<value>,...``
-measures how much each one moves the win rate (README, "Baseline").
+measures how much each one moves the win rate (docs/results/common_cause.md, "The baseline").
 
 * draw (``take_discard="direct"``): take the top discard when it fits the table as it is
   (completes a partner's start, lays off, swaps a joker) or makes an open start with a held

@@ -2,7 +2,7 @@
 
 A cooperative rummy for two: the partners win or lose together against the stock, every
 meld needs cards from both of them, and a discard is the only message. Rules:
-``shared/seeds/common_cause_rules.txt``; readings of what the sheet leaves open:
+``docs/rules/common_cause.md``; readings of what the sheet leaves open:
 ``envs/common_cause/readings.md``. This module is the spec: the generic adapter (``envs/aec.py``)
 translates the engine (``rules.py``) and the seat view (``observer.py``) to the PettingZoo
 API. Registered as ``commoncause/common_cause-v0``.

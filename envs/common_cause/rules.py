@@ -37,7 +37,7 @@ from .cards import HIGH_ACE_POSITION, JOKER, N_PHYSICAL, N_STANDARD, card_at, ca
 
 # Stock sizes per level: the one place levels are defined. The sheet gives full (33) and
 # normal (22); easy and hard are the stock sizes at which the baseline team wins closest to
-# the sheet's 82% and 31% (``commoncause calibrate``; README, "Baseline and evaluation").
+# the sheet's 82% and 31% (``commoncause calibrate``; docs/results/common_cause.md, "Levels").
 LEVELS: dict[str, int] = {"full": 33, "easy": 29, "normal": 22, "hard": 18}
 MAX_STOCK = 33
 HAND_SIZE = 10

@@ -1,7 +1,7 @@
 """Dummy rummy as a PettingZoo AEC environment (``dummy_rummy_v0``).
 
 Contract rummy for 2-4 players with two decks and four jokers; 2s and jokers are wild.
-Rules: ``shared/seeds/dummy_rummy_rules.txt``; readings of what the sheet leaves open:
+Rules: ``docs/rules/dummy_rummy.md``; readings of what the sheet leaves open:
 ``envs/dummy_rummy/readings.md``. This module is the spec: the generic adapter
 (``envs/aec.py``) translates the engine (``rules.py``) and the seat view (``observer.py``).
 Registered as ``commoncause/dummy_rummy-v0``.
@@ -59,7 +59,7 @@ Truncation: a hand has no natural end when nobody can finish it (late contracts,
 contract laid and nothing fits): it goes on drawing and discarding, the pile turning into
 the stock. ``max_moves`` truncates the episode (rewards 0 for the cut hand). How often random and
 baseline hands hit it (``commoncause eval --game dummy_rummy --hands 1 --team random``):
-see the README.
+see docs/results/dummy_rummy.md, "Truncation".
 
 An illegal action raises ``IllegalMoveError`` naming the legal moves and changes nothing.
 

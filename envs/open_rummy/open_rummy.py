@@ -2,7 +2,7 @@
 
 Rummy for 2-8 players with two decks and jokers (wild), played to 300 points: points are
 earned by placing cards on the table and lost for the cards left in hand when a player goes
-out. Rules: ``shared/seeds/open_rummy_rules.txt``; readings of what the sheet leaves open:
+out. Rules: ``docs/rules/open_rummy.md``; readings of what the sheet leaves open:
 ``envs/open_rummy/readings.md``. This module is the spec: the generic adapter
 (``envs/aec.py``) translates the engine (``rules.py``) and the seat view (``observer.py``).
 Registered as ``commoncause/open_rummy-v0``.
