@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from commoncause.analysis.measures import listening_measures
-from commoncause.analysis.runs import RunSpec, play_runs
+from commoncause.envs.common_cause.study.measures import listening_measures
+from commoncause.envs.common_cause.study.runs import RunSpec, play_runs
 from commoncause.envs.common_cause.rules import GameConfig
 
 from .registry import make_agent

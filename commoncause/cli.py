@@ -344,7 +344,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
             f"{flags} do{'es' if len(given) == 1 else ''} not apply"
         )
     game, config = game_and_config(args)
-    if not hasattr(config, "stock_size"):
+    if "stock_size" not in game.level_fields:
         raise ValueError(f"calibrate varies the stock size, which {game.title} does not have")
     team = parse_team(args.team, game.num_seats(config), game.name)
     if not 0 <= args.min_stock <= args.max_stock <= 33:
@@ -535,21 +535,48 @@ def run_replay(args: argparse.Namespace) -> int:
 
 
 def _analyze_arguments(p: argparse.ArgumentParser) -> None:
-    from commoncause.analysis import cli
+    """``--game`` and the options of the study of the game named on the command line (its
+    record's ``analysis``)."""
+    import importlib
 
-    cli.add_arguments(p)
+    from commoncause.envs.registry import DEFAULT_GAME, game_names, get_game
+    from commoncause.options import selected_game
+
+    p.add_argument("--game", default=DEFAULT_GAME, choices=game_names(),
+                   help=f"whose study (default {DEFAULT_GAME})")  # fmt: skip
+    name = selected_game(sys.argv[1:])
+    study = get_game(name).analysis if name in game_names() else None
+    if study is not None:
+        importlib.import_module(study).add_arguments(p)
+    p.set_defaults(study=study)  # whose options were declared
 
 
 def run_analyze(args: argparse.Namespace) -> int:
-    """Measure a team's communication through discards; write a report with plots."""
-    from commoncause.analysis import cli
+    """Run the game's own study (Common Cause's: a team's communication through discards,
+    a report with plots); a game without one is refused in one line."""
+    import importlib
+
+    from commoncause.envs.registry import get_game
     from commoncause.options import check_output_folder
 
+    game = get_game(args.game)
+    if game.analysis is None:
+        raise ValueError(f"{game.title} has no signalling study to analyze (the games with "
+                         f"one: {', '.join(_studied())})")  # fmt: skip
+    if args.study != game.analysis:  # the options were declared for another --game
+        raise ValueError("give --game once")
     check_output_folder(args.out, "--out")
     try:
-        return cli.run(args)
+        return importlib.import_module(game.analysis).run(args)
     except KeyboardInterrupt:
         return _interrupted()
+
+
+def _studied() -> list[str]:
+    """The games with a study of their own."""
+    from commoncause.envs.registry import game_names, get_game
+
+    return [get_game(name).title for name in game_names() if get_game(name).analysis is not None]
 
 
 def _export_arguments(p: argparse.ArgumentParser) -> None:

@@ -132,10 +132,12 @@ def add_game_arguments(p: argparse.ArgumentParser, game_name: str | None = None)
     p.set_defaults(game_given=False)
     if name not in game_names():
         return  # argparse reports the bad --game with the choices
-    config_type = get_game(name).config_type
-    levels = getattr(config_type, "LEVELS", None)
-    if levels:
-        p.add_argument("--level", default=None, help=f"{', '.join(levels)} (default normal)")
+    game = get_game(name)
+    config_type = game.config_type
+    if game.levels:
+        levels = ", ".join(game.levels)
+        default = game.level_of(game.make_config())
+        p.add_argument("--level", default=None, help=f"{levels} (default {default})")
     own = set(p._option_string_actions)  # the command's own flags win (calibrate's --target)
     added = []
     for field in dataclasses.fields(config_type):
@@ -156,7 +158,13 @@ def add_game_arguments(p: argparse.ArgumentParser, game_name: str | None = None)
             p.add_argument(*flags, type=str if word else int, default=None,
                            help=help_text)  # fmt: skip
     p.set_defaults(game_fields=tuple(added))
-    for alias, (field_name, value) in getattr(config_type, "CLI_ALIASES", {}).items():
+    others = [
+        f"{other} ({', '.join(_flag(f.name) for f in dataclasses.fields(get_game(other).config_type))})"
+        for other in game_names() if other != name
+    ]  # fmt: skip
+    p.epilog = (f"The rules options above are {get_game(name).title}'s; the other games' show "
+                f"with --game NAME --help: {'; '.join(others)}.")  # fmt: skip
+    for alias, (field_name, value) in config_type.CLI_ALIASES.items():
         p.add_argument(_flag(alias), action="store_const", const=value, dest=f"alias_{alias}",
                        help=f"same as {_flag(field_name)} {value}")  # fmt: skip
 
@@ -172,7 +180,7 @@ def game_options(args: argparse.Namespace) -> dict[str, Any]:
     }
     if getattr(args, "level", None) is not None:
         options["level"] = args.level
-    for alias, (name, value) in getattr(game.config_type, "CLI_ALIASES", {}).items():
+    for alias, (name, value) in game.config_type.CLI_ALIASES.items():
         declared = flags is None or name in flags
         if getattr(args, f"alias_{alias}", None) is None or not declared:
             continue

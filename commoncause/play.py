@@ -115,7 +115,7 @@ class Terminal:
             self.say(f"Returns: {shown}{you}")
         self.say(f"Turns used: {out['turns']}")
         if "stock_left" in out:
-            total = f" of {out['stock_size']}" if out.get("stock_size") is not None else ""
+            total = f" of {out['stock_dealt']}" if "stock_dealt" in out else ""
             self.say(f"Stock left: {out['stock_left']}{total}")
         counts = out.get("pickups")
         if counts and s.num_seats == 2:

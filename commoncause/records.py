@@ -177,8 +177,8 @@ def new_record(
         "outcome": "",
         "turns": 0,
     }
-    if hasattr(config, "stock_size"):
-        record["stock_left"] = config.stock_size
+    rules = get_game(game)
+    record.update(rules.summary(rules.new_state(config, deck)))
     return record
 
 
@@ -210,26 +210,11 @@ def add_move(
 def update_summary(record: dict, state: Any) -> None:
     record["updated"] = _now()
     record["finished"] = state.is_terminal
-    record["result"] = getattr(state, "result", None)
+    record["result"] = state.result
     record["outcome"] = state.outcome()
     record["returns"] = list(state.returns())
     record["turns"] = state.turns
-    if hasattr(state, "loss_reason"):  # Common Cause's summary fields
-        record["loss_reason"] = state.loss_reason
-        record["stock_left"] = len(state.stock)
-        record["pickups"] = pickups(state)
-
-
-def pickups(state: Any) -> dict[str, int]:
-    """How often each player took each player's discard: ``{"0_from_1": n, ...}``
-    (the turned-up card counts as ``from_deal``)."""
-    counts = {f"{t}_from_{d}": 0 for t in (0, 1) for d in (0, 1, "deal")}
-    entries = iter(state.taken_entries)
-    for player, action in state.history:
-        if action == 1:  # DRAW_DISCARD
-            who = state.discard_log[next(entries)][1]
-            counts[f"{player}_from_{'deal' if who < 0 else who}"] += 1
-    return counts
+    record.update(game_of(record).summary(state))  # the game's own figures
 
 
 def save(record: dict, path: str | Path) -> None:

@@ -67,12 +67,10 @@ def colour_text(text: str) -> str:
 
 
 def title(data: dict) -> str:
-    """``<title> - <label> (stock N) - <variants>``: the game's title, its config's label,
-    the stock size when the options name one, and the variants in play."""
-    head = f"{data['title']} - {data['label'] or 'standard'}"
-    size = data.get("options", {}).get("stock_size")
-    if size is not None and not data["label"].startswith("stock"):
-        head += f" (stock {size})"
+    """``<title> - <label> (<its level's options>) - <variants>``: the game's title, its
+    config's label with what its level sets (``Game.long_label``), and the variants in
+    play."""
+    head = f"{data['title']} - {data['long_label'] or 'standard'}"
     return head + (" - " + ", ".join(data["variants"]) if data["variants"] else "")
 
 

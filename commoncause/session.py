@@ -326,6 +326,7 @@ class PlaySession:
             "game": self.game.name,
             "title": self.game.title,
             "label": self.config.label(),
+            "long_label": self.game.long_label(self.config),
             "variants": self.config.variant_names(),
             "options": self.config.to_dict(),
             "seat": seat,
@@ -462,24 +463,22 @@ class PlaySession:
 
     # -- the end -----------------------------------------------------------------------
     def summary(self) -> dict:
-        """The result as data: outcome words, per-seat returns, turns, the stock left and
-        (a two-seat game that counts them) who picked up whose discards."""
+        """The result as data: outcome words, whether a team won (a return above 0),
+        per-seat returns, turns, the stock left and the game's own figures
+        (``Game.summary``)."""
         out = {
             "team": self.game.team,
             "over": self.is_over,
             "truncated": self.truncated,
             "result": self.outcome() if self.is_over else None,
-            "won": getattr(self.state, "result", None) == "win",
+            "won": self.game.team and self.is_over and self.state.returns()[0] > 0,
             "returns": list(self.state.returns()),
             "turns": self.state.turns,
         }
-        view = self.view(0)
-        stock = view.table()["stock"]
+        stock = self.view(0).table()["stock"]
         if stock is not None:
             out["stock_left"] = stock
-            out["stock_size"] = getattr(self.config, "stock_size", None)
-        if hasattr(self.state, "taken_entries"):
-            out["pickups"] = records.pickups(self.state)
+        out.update(self.game.summary(self.state))  # the game's own figures
         return out
 
 

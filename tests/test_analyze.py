@@ -13,7 +13,7 @@ import yaml
 
 from commoncause.agents.base import RandomAgent
 from commoncause.agents.evaluate import deal_seed, evaluate
-from commoncause.analysis.interventions import (
+from commoncause.envs.common_cause.study.interventions import (
     corrupted_clone,
     discard_types,
     measure_listening,
@@ -21,8 +21,8 @@ from commoncause.analysis.interventions import (
     physical_in_hand,
     play_measured,
 )
-from commoncause.analysis.probes import probe
-from commoncause.analysis.stats import pool_cross_play
+from commoncause.envs.common_cause.study.probes import probe
+from commoncause.envs.common_cause.study.stats import pool_cross_play
 from commoncause.cli import main
 from commoncause.envs.common_cause.actions import DRAW_STOCK, N_ACTIONS
 from commoncause.envs.common_cause.baseline import BaselineAgent
@@ -155,7 +155,7 @@ def test_analyze_trained_checkpoint_end_to_end(tiny_checkpoint, tmp_path):
 
 
 def test_same_figures_whatever_the_workers():
-    from commoncause.analysis import analyze
+    from commoncause.envs.common_cause.study import analyze
 
     runs = [analyze(("baseline", "random"), GameConfig(), 8, seed=2, workers=w) for w in (1, 2)]
     for key in ("win_rates", "interventions", "listening", "conventions"):
@@ -299,7 +299,7 @@ def test_probe_finds_nothing_in_a_random_channel():
 
 
 def test_pool_cross_play_pools_per_deal_and_pairs_the_gaps():
-    from commoncause.analysis.report import cross_play_verdict
+    from commoncause.envs.common_cause.study.report import cross_play_verdict
 
     rng = np.random.default_rng(0)
     deals = 400
@@ -333,7 +333,7 @@ def test_pool_cross_play_pools_per_deal_and_pairs_the_gaps():
 
 
 def test_cross_play_verdict_follows_the_interval_of_the_kept_share():
-    from commoncause.analysis.report import cross_play_verdict
+    from commoncause.envs.common_cause.study.report import cross_play_verdict
 
     def cp(kept: float, low: float, high: float, lead_low: float = 0.05) -> dict:
         lead = {"value": 0.1, "ci95": [lead_low, 0.15], "n": 100}
@@ -350,7 +350,7 @@ def test_cross_play_verdict_follows_the_interval_of_the_kept_share():
 
 
 def test_open_hands_verdict_has_three_outcomes():
-    from commoncause.analysis.report import open_hands_verdict
+    from commoncause.envs.common_cause.study.report import open_hands_verdict
 
     def fig(low: float, high: float) -> dict:
         gap = {"value": (low + high) / 2, "ci95": [low, high], "n": 100}

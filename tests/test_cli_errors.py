@@ -133,7 +133,7 @@ def no_games(monkeypatch):
         "commoncause.agents.evaluate.evaluate",
         "commoncause.agents.tournament.evaluate_table",
         "commoncause.agents.calibrate.calibrate",
-        "commoncause.analysis.cli.analyze",
+        "commoncause.envs.common_cause.study.cli.analyze",
     ):
         monkeypatch.setattr(target, played)
 

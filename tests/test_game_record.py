@@ -58,7 +58,7 @@ def test_common_cause_summary_counts_whose_discards_were_taken():
     game = get_game("common_cause")
     state = game.new_game(game.make_config(), seed=3)
     out = game.summary(state)
-    assert out["stock_left"] == out["stock_size"] == 22 and out["loss_reason"] == ""
+    assert out["stock_left"] == out["stock_dealt"] == 22 and out["loss_reason"] == ""
     assert set(out["pickups"].values()) == {0}
     taken = 0
     while not state.is_terminal and taken == 0:
@@ -85,3 +85,21 @@ def test_a_games_rules_import_no_torch(name):
     code = f"import sys, {modules}; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_analyze_a_game_without_a_study_says_so_in_one_line():
+    """``commoncause analyze --game dummy_rummy``: exit 2, one line naming the games that
+    have one (its record's ``analysis`` is None); Common Cause's study is its module."""
+    import importlib
+
+    study = importlib.import_module(get_game("common_cause").analysis)
+    assert callable(study.add_arguments) and callable(study.run)
+    cli = [sys.executable, "-m", "commoncause.cli", "analyze", "--game"]
+    for name in ("dummy_rummy", "open_rummy"):
+        out = subprocess.run([*cli, name], capture_output=True, text=True, cwd=ROOT)
+        assert out.returncode == 2 and out.stdout == ""
+        title = get_game(name).title
+        assert out.stderr == (
+            f"commoncause: error: {title} has no signalling study to analyze (the games "
+            "with one: Common Cause)\n"
+        )

@@ -335,11 +335,12 @@ def view(game: WebGame, seat: int) -> dict:
 
 RECORD_KEYS = (
     "format", "game", "created", "updated", "level", "config", "seats", "partner", "web_id",
-    "finished", "result", "outcome", "turns", "returns", "loss_reason", "stock_left", "pickups",
+    "finished", "result", "outcome", "turns", "returns",
 )  # fmt: skip
-"""The keys of a record a seat may see while the game runs: an allow-list, so a key that
-records gain later stays private until it is named here (never the seed or the deck, which
-the whole deal follows from)."""
+"""The keys of a record a seat may see while the game runs, with the game's own figures
+(``Game.summary``, public by definition): an allow-list, so a key that records gain later
+stays private until it is named here (never the seed or the deck, which the whole deal
+follows from)."""
 OWN_MOVE_KEYS = ("n", "player", "move", "action", "seconds", "turn", "probabilities", "hint",
                  "forced")  # fmt: skip
 """The keys of a seat's own moves in its record so far."""
@@ -352,7 +353,8 @@ def seat_record(record: dict, session: PlaySession, seat: int) -> dict:
     seed, no deck), its own moves whole, the others' as it saw them (no action ids,
     probabilities or hints)."""
     public = records.shareable(record)
-    out = {k: public[k] for k in RECORD_KEYS if k in public}
+    keys = (*RECORD_KEYS, *session.game.summary(session.state))
+    out = {k: public[k] for k in keys if k in public}
     out["deck"] = None
     out["view_of"] = seat
     out["moves"] = []
@@ -547,14 +549,15 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
                 }
                 for f in dataclasses.fields(game.config_type)
             ]
-            levels = list(getattr(game.config_type, "LEVELS", {}) or {})
             out.append(
                 {
                     "name": name,
                     "title": game.title,
                     "team": game.team,
                     "seats": game.num_seats(config),
-                    "levels": levels,
+                    "levels": list(game.levels),
+                    "level": game.level_of(config),
+                    "level_fields": list(game.level_fields),
                     "options": fields,
                     "partners": partner_choices(name),
                 }

@@ -39,7 +39,7 @@ def summary(state: GameState) -> dict[str, Any]:
     return {
         "loss_reason": state.loss_reason,
         "stock_left": len(state.stock),
-        "stock_size": state.config.stock_size,
+        "stock_dealt": state.config.stock_size,
         "pickups": pickups(state),
     }
 

@@ -251,8 +251,8 @@ class Game:
     """The folders under ``checkpoints/`` of the policies the game ships (what ``checkpoint``
     names): the one list packaging reads."""
     analysis: str | None = None
-    """The module of the game's own study (``commoncause analyze --game``): one with a
-    ``main(argv)``; None when the game has none."""
+    """The module of the game's own study (``commoncause analyze --game``), with
+    ``add_arguments(parser)`` and ``run(args)``; None when the game has none."""
     others: str = "opponents"
     """The word for the other seats, as a seat sees them ("partner" in a team of two)."""
 

@@ -146,7 +146,7 @@ function formOptions(g) {
     }
   }
   const body = { game: g.name, options };
-  if (g.levels.length && !("stock_size" in options)) body.level = $("f-level").value;
+  if (g.levels.length && !g.level_fields.some((name) => name in options)) body.level = $("f-level").value;
   return body;
 }
 
@@ -171,12 +171,12 @@ function buildOptions() {
   form.partners = g.partners;
   form.note = null;
   $("l-level").hidden = !g.levels.length;
-  $("f-level").replaceChildren(...g.levels.map((l) => el("option", { value: l, text: l, selected: l === "normal" })));
+  $("f-level").replaceChildren(...g.levels.map((l) => el("option", { value: l, text: l, selected: l === g.level })));
   const box = $("f-options");
   box.replaceChildren();
   for (const f of g.options) {
-    if (g.levels.length && f.name === "stock_size") {
-      box.append(el("label", {}, "stock size (overrides level) ",
+    if (g.level_fields.includes(f.name)) {
+      box.append(el("label", {}, f.name.replace(/_/g, " ") + " (overrides level) ",
         el("input", { type: "number", name: f.name, placeholder: String(f.default), "data-kind": "int" })));
     } else if (f.type === "bool") {
       box.append(el("label", { class: "check" },
