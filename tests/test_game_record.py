@@ -74,7 +74,8 @@ def test_common_cause_summary_counts_whose_discards_were_taken():
 def test_only_common_cause_has_a_study():
     assert get_game("common_cause").analysis is not None
     assert [n for n in game_names() if get_game(n).analysis is None] == [
-        "dummy_rummy", "open_rummy"
+        "dummy_rummy",
+        "open_rummy",
     ]
 
 
