@@ -52,16 +52,19 @@ def run_demo(args: argparse.Namespace) -> int:
 
     current = e.agent_selection
     team_reward: dict[str, float] = {}
+    moves, cut = 0, False
     for agent in e.agent_iter():
         obs, rew, term, trunc, _info = e.last()
         team_reward[agent] = team_reward.get(agent, 0.0) + float(rew)
         if term or trunc:
+            cut = cut or (trunc and not term)
             e.step(None)
             continue
         legal = np.flatnonzero(obs["action_mask"])
         action = int(rng.choice(legal))
         print(f"{agent}: {e.unwrapped.action_to_move(action)}")
         e.step(action)
+        moves += 1
         nxt = e.agent_selection
         game_over = e.terminations.get(nxt, True) or e.truncations.get(nxt, True)
         if nxt != current and not game_over:
@@ -70,7 +73,10 @@ def run_demo(args: argparse.Namespace) -> int:
 
     print(e.render())
     result = e.unwrapped.result
-    print(f"result: {result if result is not None else 'none'}")
+    if cut and result is None:  # random players may never finish (Dummy rummy above all)
+        print(f"result: cut short after {moves:,} moves (the game's max_moves): no winner")
+    else:
+        print(f"result: {result if result is not None else 'none'}")
     if game.team:
         print(f"team reward (player_0): {team_reward.get('player_0', 0.0):g}")
     else:

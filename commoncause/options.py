@@ -158,10 +158,9 @@ def add_game_arguments(p: argparse.ArgumentParser, game_name: str | None = None)
             p.add_argument(*flags, type=str if word else int, default=None,
                            help=help_text)  # fmt: skip
     p.set_defaults(game_fields=tuple(added))
-    others = [
-        f"{other} ({', '.join(_flag(f.name) for f in dataclasses.fields(get_game(other).config_type))})"
-        for other in game_names() if other != name
-    ]  # fmt: skip
+    fields = {other: dataclasses.fields(get_game(other).config_type) for other in game_names()}
+    others = [f"{other} ({', '.join(_flag(f.name) for f in fields[other])})"
+              for other in game_names() if other != name]  # fmt: skip
     p.epilog = (f"The rules options above are {get_game(name).title}'s; the other games' show "
                 f"with --game NAME --help: {'; '.join(others)}.")  # fmt: skip
     for alias, (field_name, value) in config_type.CLI_ALIASES.items():

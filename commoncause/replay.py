@@ -10,6 +10,7 @@ game replays (the record names it). Old records
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -54,7 +55,8 @@ def _board(console: Console, session: PlaySession, seat: int | None) -> None:
 
 
 def run(args, input_fn=input) -> int:
-    console = Console(highlight=False)
+    # piped or redirected: no terminal width to fit, so long lines stay whole (not cut at 80)
+    console = Console(highlight=False, soft_wrap=not sys.stdout.isatty())
     try:
         return _run(args, console, input_fn)
     except KeyboardInterrupt:

@@ -364,7 +364,7 @@ def test_negative_seed_refused_by_play_replay_demo(tmp_path):
 
 def test_ctrl_c_in_replay_step_exits_quietly(full_game):
     path = only_record(full_game[0])
-    child = spawn("replay", str(path), "--step")
+    child = spawn("replay", str(path), "--step", timeout=240)  # a busy machine: slow start
     child.expect("Enter: next move, q: stop")
     child.sendintr()
     child.expect(pexpect.EOF)
@@ -375,7 +375,7 @@ def test_ctrl_c_in_replay_step_exits_quietly(full_game):
 
 
 def test_ctrl_c_in_play_keeps_the_game(tmp_path, full_game):
-    child = spawn(*play_args(tmp_path))
+    child = spawn(*play_args(tmp_path), timeout=240)  # a busy machine: slow start and moves
     _, screens, done = play_to_end(child, stop_after=4)
     assert not done
     child.sendintr()

@@ -1,0 +1,55 @@
+"""Snags a new user hit (issue 38 item 8): the help names the other games' options, piped
+output keeps long lines whole, a cut-off demo says so."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from commoncause.cli import main
+
+
+@pytest.fixture(autouse=True)
+def _keep_argv(monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["commoncause"])
+
+
+@pytest.mark.parametrize("command", ["eval", "play", "calibrate"])
+def test_help_says_the_other_games_options_follow_game(command, capsys):
+    assert main([command, "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    before = out.split("show with")[0]  # Common Cause's options only
+    assert "--hands" not in before and "--rounds" not in before
+    assert "show with --game NAME" in out
+    for flag in ("--num-players", "--hands", "--rounds"):
+        assert flag in out.split("show with")[1], flag
+
+
+def test_a_demo_cut_short_says_so(capsys):
+    """Random players rarely finish a whole Dummy rummy game: the demo names the cut."""
+    sys.argv = ["commoncause", "demo", "--game", "dummy_rummy"]
+    assert main(sys.argv[1:]) == 0
+    last = capsys.readouterr().out.splitlines()[-2:]
+    assert last[0].startswith("result: cut short after 5,000 moves (the game's max_moves)"), last
+
+
+def test_piped_replay_keeps_long_lines_whole(tmp_path, capsys, monkeypatch):
+    """``replay FILE > f``: no terminal width to fit, so no line is cut or wrapped at 80."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    game = ["--game", "dummy_rummy", "--num-players", "4", "--hands", "1"]
+    play = ["play", *game, "--player", "baseline", "--partner", "baseline", "--seed", "1",
+            "--record-dir", str(tmp_path)]  # fmt: skip
+    sys.argv = ["commoncause", *play]
+    assert main(play) == 0
+    (record,) = tmp_path.glob("*.json")
+    capsys.readouterr()
+    sys.argv = ["commoncause", "replay", str(record)]
+
+    def replay() -> list[str]:  # every line but the rules, which fill the width
+        assert main(sys.argv[1:]) == 0
+        return [line for line in capsys.readouterr().out.splitlines() if "────" not in line]
+
+    piped = replay()
+    monkeypatch.setenv("COLUMNS", "5000")  # as wide as any line could be
+    assert piped == replay()
