@@ -284,13 +284,15 @@ def _print_table(report, args: argparse.Namespace, game, config) -> dict:
         f"x {seats} seat rotations = {report.games:,} games"
     )
     stat_keys = [k for k in report.members[0] if k.startswith("mean_") and k != "mean_hands"]
-    for column in ("member", "return / game", "95% interval", "won", *stat_keys):
-        table.add_column(column.removeprefix("mean_"), justify="right", overflow="fold")
+    # one rate (won, in %); the rest are means per game, labelled so (went_out 0.25 a game)
+    stats = [f"{k.removeprefix('mean_')} / game" for k in stat_keys]
+    for column in ("member", "return / game", "95% interval", "won %", *stats):
+        table.add_column(column, justify="right", overflow="fold")
     for m in report.members:
         low, high = m["return"]["ci95"]
         table.add_row(
             m["member"], f"{m['return']['mean']:.2f}", f"{low:.2f} - {high:.2f}",
-            f"{m['win_rate']:.1%}", *(f"{m[k]:.3f}" for k in stat_keys),
+            f"{100 * m['win_rate']:.1f}", *(f"{m[k]:.3f}" for k in stat_keys),
         )  # fmt: skip
     _console().print(table)
     first = report.team[0]

@@ -53,3 +53,14 @@ def test_piped_replay_keeps_long_lines_whole(tmp_path, capsys, monkeypatch):
     piped = replay()
     monkeypatch.setenv("COLUMNS", "5000")  # as wide as any line could be
     assert piped == replay()
+
+
+def test_the_table_eval_says_which_columns_are_per_game_means(capsys):
+    """Percentages where a column is a rate (won), and the other statistics labelled as the
+    means per game that they are (went out 0.25 a game, not 0.25%)."""
+    argv = ["eval", "--game", "dummy_rummy", "--num-players", "2", "--hands", "1",
+            "--team", "baseline,random", "--games", "2", "--workers", "1"]  # fmt: skip
+    sys.argv = ["commoncause", *argv]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "won %" in out and "went_out / game" in out and "points / game" in out
