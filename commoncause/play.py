@@ -340,9 +340,9 @@ def start(args, console: Console) -> Terminal:
 
     shown = [member_label(spec, game.name, config) for spec in seats]
     if n == 2 and game.team:
-        with_whom = f"partner: {shown[1 - seat]}"
+        with_whom = f"{game.others}: {shown[1 - seat]}"
     elif len(set(others)) == 1:
-        with_whom = f"the other players: {shown[(seat + 1) % n]}"
+        with_whom = f"{game.others}: {shown[(seat + 1) % n]}"
     else:
         with_whom = "the others: " + ", ".join(
             f"player_{p} {shown[p]}" for p in range(n) if p != seat

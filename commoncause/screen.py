@@ -83,11 +83,11 @@ def _groups(texts: list[str]) -> str:
 
 
 def seat_names(data: dict) -> dict[int, str]:
-    """How a seat's screen names the seats: ``you`` and ``partner`` in a two-seat team game,
-    ``you`` and ``player_k`` otherwise."""
+    """How a seat's screen names the seats: ``you`` and the game's word for the other seat
+    in a two-seat team game (``partner``), ``you`` and ``player_k`` otherwise."""
     seat, n = data["seat"], len(data["seats"])
     if n == 2 and data.get("team"):
-        return {seat: "you", 1 - seat: "partner"}
+        return {seat: "you", 1 - seat: data["others"]}
     return {p: "you" if p == seat else data["seats"][p] for p in range(n)}
 
 

@@ -331,6 +331,7 @@ class PlaySession:
             "options": self.config.to_dict(),
             "seat": seat,
             "team": self.game.team,
+            "others": self.game.others,
             "seats": self.game.seat_names(self.config),
             "players": [self.player_name(p) for p in range(n)],
             "current": None if self.is_over else own.current,

@@ -104,3 +104,15 @@ def test_analyze_a_game_without_a_study_says_so_in_one_line():
             f"commoncause: error: {title} has no signalling study to analyze (the games "
             "with one: Common Cause)\n"
         )
+
+
+def test_the_screens_name_the_other_seats_in_the_games_words(tmp_path):
+    """A two-seat team game's screen says its record's word (Common Cause: ``partner``);
+    the start line of a table of others says theirs."""
+    from commoncause.screen import seat_names
+    from commoncause.session import PlaySession
+
+    assert get_game("common_cause").others == "partner"
+    s = PlaySession.new(seats=["human", "baseline"], seed=3, record_dir=tmp_path)
+    assert seat_names(s.screen(1)) == {1: "you", 0: "partner"}
+    assert get_game("dummy_rummy").others == "the other players"

@@ -253,8 +253,8 @@ class Game:
     analysis: str | None = None
     """The module of the game's own study (``commoncause analyze --game``), with
     ``add_arguments(parser)`` and ``run(args)``; None when the game has none."""
-    others: str = "opponents"
-    """The word for the other seats, as a seat sees them ("partner" in a team of two)."""
+    others: str = "the other players"
+    """How a seat's screens name the other seats together ("partner" in a team of two)."""
 
     @property
     def env_name(self) -> str:
