@@ -548,11 +548,11 @@ def _analyze_arguments(p: argparse.ArgumentParser) -> None:
     import importlib
 
     from commoncause.envs.registry import DEFAULT_GAME, game_names, get_game
-    from commoncause.options import selected_game
+    from commoncause.options import command_line, selected_game
 
     p.add_argument("--game", default=DEFAULT_GAME, choices=game_names(),
                    help=f"whose study (default {DEFAULT_GAME})")  # fmt: skip
-    name = selected_game(sys.argv[1:])
+    name = selected_game(command_line())
     study = get_game(name).analysis if name in game_names() else None
     if study is not None:
         importlib.import_module(study).add_arguments(p)
@@ -721,11 +721,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    from commoncause.options import PARSING
+
+    token = PARSING.set(None if argv is None else list(argv))  # whose --game declares options
     try:
-        args = parser.parse_args(argv)
+        args = build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse exits on --help and on usage errors
         return int(exc.code or 0)
+    finally:
+        PARSING.reset(token)
     try:
         return args._run(args)
     except (ValueError, OSError) as exc:  # bad input, or a file that cannot be written

@@ -14,6 +14,7 @@ import argparse
 import dataclasses
 import os
 import sys
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +93,16 @@ def add_seed_argument(p: argparse.ArgumentParser, default: int | None = 0, help:
     )
 
 
+PARSING: ContextVar[list[str] | None] = ContextVar("parsing", default=None)
+"""The arguments ``cli.main`` is parsing (a script's or a test's), else None: ``sys.argv``."""
+
+
+def command_line() -> list[str]:
+    """The command line being parsed: ``main``'s arguments where given, else ``sys.argv``'s."""
+    given = PARSING.get()
+    return sys.argv[1:] if given is None else given
+
+
 def selected_game(argv: list[str]) -> str:
     """The ``--game`` named on a command line (before the parser exists), else the default."""
     for i, word in enumerate(argv):
@@ -121,7 +132,7 @@ def _flag(name: str) -> str:
 
 def add_game_arguments(p: argparse.ArgumentParser, game_name: str | None = None) -> None:
     """``--game``, ``--level`` and one flag per field of the game's config."""
-    name = game_name or selected_game(sys.argv[1:])
+    name = game_name or selected_game(command_line())
     p.add_argument(
         "--game",
         default=DEFAULT_GAME,

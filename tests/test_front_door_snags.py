@@ -64,3 +64,13 @@ def test_the_table_eval_says_which_columns_are_per_game_means(capsys):
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "won %" in out and "went_out / game" in out and "points / game" in out
+
+
+def test_main_reads_the_game_from_its_own_arguments(capsys):
+    """``main([...])`` (a script, a test) declares the rules options of the --game in its
+    arguments, not of the one in ``sys.argv``."""
+    argv = ["eval", "--game", "open_rummy", "--num-players", "2", "--rounds", "1",
+            "--team", "baseline,random", "--games", "1", "--workers", "1"]  # fmt: skip
+    assert sys.argv == ["commoncause"]
+    assert main(argv) == 0, capsys.readouterr().err
+    assert "Open Rummy" in capsys.readouterr().out
