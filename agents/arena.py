@@ -44,7 +44,8 @@ class GameOutcome:
     """Seat 0's return is positive (the team won, in a team game)."""
     turns: int
     pickups: int
-    """Turns that took the top discard (0 for a game that does not count them)."""
+    """Turns that took the top discard (seat 0's ``seat_stats`` ``pickups``; 0 for a game
+    that does not count them)."""
     returns: tuple[float, ...] = ()
     """Every seat's return."""
     seat_stats: tuple[dict[str, float], ...] = ()
@@ -90,7 +91,6 @@ def play_game(
         if watch is not None:
             watch(state, player)
     returns = tuple(state.returns())
-    return GameOutcome(
-        returns[0] > 0, state.turns, getattr(state, "pickups", 0), returns,
-        tuple(state.seat_stats(s) for s in range(seats)), not state.is_terminal,
-    )  # fmt: skip
+    stats = tuple(state.seat_stats(s) for s in range(seats))
+    pickups = int(stats[0].get("pickups", 0))
+    return GameOutcome(returns[0] > 0, state.turns, pickups, returns, stats, not state.is_terminal)

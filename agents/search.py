@@ -18,9 +18,9 @@ one network pass per step for all rollouts together); ``others`` may name anothe
 for the other seats, a model of the opponents or partner, and ``belief=others`` deals the
 unseen cards around what that model's play says of its hand (``cannot_hold``: the Dummy
 rummy baseline lays off all it can, so it holds nothing that fitted the table when it last
-discarded). ``agents.ceiling`` plays the same search given the true deal of Common Cause: a
-measurement of how much of the remaining loss is information, never an agent (it is not a
-team member).
+discarded). Common Cause's study (``envs/common_cause/study/ceiling.py``) plays the same
+search given the true deal: a measurement of how much of the remaining loss is information,
+never an agent (it is not a team member).
 
 Team member: ``search`` or ``search:rollouts=16;blueprint=trained;threshold=0.05;moves=4``.
 """

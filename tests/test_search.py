@@ -11,7 +11,6 @@ import pytest
 from test_properties import permute_hidden
 
 from commoncause.agents.arena import deal_seed, play_game
-from commoncause.agents.ceiling import ceiling_game
 from commoncause.agents.registry import AGENT_NAMES, make_agent
 from commoncause.agents.search import (
     SearchAgent,
@@ -27,6 +26,7 @@ from commoncause.envs.common_cause.cards import JOKER
 from commoncause.envs.common_cause.game import GAME
 from commoncause.envs.common_cause.rules import GameConfig, GameState
 from commoncause.envs.common_cause.seat import SeatView
+from commoncause.envs.common_cause.study.ceiling import ceiling_game
 
 FAST = "rollouts=6;blueprint=baseline;threshold=0"
 

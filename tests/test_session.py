@@ -143,12 +143,10 @@ def test_session_and_screen_name_no_game():
 
 KNOWN_GAME_SPECIFIC = {
     # Common Cause's own features still above envs/ (issue 37 item 2, agents/: A's): the
-    # ad-hoc teamplay benchmark (the lead's), the stock-size search, the search ceiling.
+    # ad-hoc teamplay benchmark (the lead's), the stock-size search.
     ("agents/benchmark.py", "common_cause"),
     ("agents/calibrate.py", "common_cause"),
-    ("agents/ceiling.py", "common_cause"),
-    # a probe for Common Cause's pickups: state.seat_stats(seat) has them (A's, P's)
-    ("agents/arena.py", "getattr(state, 'pickups'"),
+    # a probe for Common Cause's pickups: state.seat_stats(seat) has them (P's)
     ("train/selfplay.py", "getattr(state, 'pickups'"),
     # the default game as a name, not the registry's DEFAULT_GAME (P's)
     ("train/config.py", "common_cause"),

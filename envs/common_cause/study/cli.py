@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     if args.ceiling_games < 0:
         raise ValueError(f"--ceiling-games must not be negative, got {args.ceiling_games}")
     if args.ceiling_games:
-        from commoncause.agents.ceiling import ceiling_team
+        from .ceiling import ceiling_team
 
         ceiling_team(team)
     if args.listen_games is not None and args.listen_games < 0:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from commoncause.agents.ceiling import ceiling_team
 from commoncause.agents.stats import paired_difference, rate
 from commoncause.envs.common_cause.rules import GameConfig
 
+from .ceiling import ceiling_team
 from .format import headline, team_name
 from .interventions import CATEGORY_NAMES, LABEL_TEXT, RESPONSE_NAMES
 from .measures import (

@@ -64,9 +64,9 @@ def play_ceiling(
     seed: int,
     workers: int = 1,
 ) -> np.ndarray:
-    """Wins (0/1) of ``team``'s search ceiling (``agents.ceiling.ceiling_games``: the search
+    """Wins (0/1) of ``team``'s search ceiling (``ceiling.ceiling_games``: the search
     knowing the true deal) on games 0..games-1, in the evaluation worker pool."""
-    from commoncause.agents.ceiling import ceiling_games, ceiling_team
+    from .ceiling import ceiling_games, ceiling_team
 
     blueprints, options = ceiling_team(team)
     size = max(1, min(10, games // (workers * 4) or 1))

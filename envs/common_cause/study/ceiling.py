@@ -1,6 +1,6 @@
-"""The search ceiling of Common Cause: the search agent given the true deal (its
-``sample_deals`` yields the game itself; the rollouts are deterministic, so one deal is all
-samples), in the arena's one play loop. How much of the remaining loss is information.
+"""The search ceiling of Common Cause (part of its study): the search agent given the true
+deal (its ``sample_deals`` yields the game itself; the rollouts are deterministic, so one
+deal is all samples), in the arena's one play loop. How much of the remaining loss is information.
 Cheating, for measurement only: never a team member (``make_agent`` knows no name for it);
 the true deal reaches the search through the view the arena is given here, never through
 a seat's own view."""
@@ -10,12 +10,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from commoncause.agents.arena import deal_seed, play_game
+from commoncause.agents.registry import make_agent
+from commoncause.agents.search import SearchOptions
 from commoncause.envs.common_cause.rules import GameConfig
 from commoncause.envs.common_cause.seat import SeatView
-
-from .arena import deal_seed, play_game
-from .registry import make_agent
-from .search import SearchOptions
 
 GAME = "common_cause"
 
