@@ -23,7 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from commoncause.agents.evaluate import deal_seed, make_agent, parse_team, play_game  # noqa: E402
+from commoncause.agents.arena import deal_seed, play_game  # noqa: E402
+from commoncause.agents.registry import make_agent, parse_team  # noqa: E402
 from commoncause.options import add_game_arguments, game_and_config, selected_game  # noqa: E402
 from commoncause.progress import progress  # noqa: E402
 
