@@ -71,7 +71,7 @@ def make_player(spec: str, game_name: str = DEFAULT_GAME) -> tuple[Any, dict]:
     """An agent from ``baseline[:options]``, ``random``, ``trained`` (the shipped checkpoint)
     or a checkpoint path, and its seat description for the record. A bad name, a missing or
     broken checkpoint raises ValueError in one line (``make_agent``'s, listing the choices)."""
-    from commoncause.agents.evaluate import make_agent
+    from commoncause.agents.registry import make_agent
 
     try:
         agent = make_agent(spec, game_name)
