@@ -131,7 +131,6 @@ def no_games(monkeypatch):
 
     for target in (
         "commoncause.agents.evaluate.evaluate",
-        "commoncause.agents.tournament.evaluate_table",
         "commoncause.agents.calibrate.calibrate",
         "commoncause.envs.common_cause.study.cli.analyze",
     ):
