@@ -146,8 +146,6 @@ KNOWN_GAME_SPECIFIC = {
     # ad-hoc teamplay benchmark (the lead's), the stock-size search.
     ("agents/benchmark.py", "common_cause"),
     ("agents/calibrate.py", "common_cause"),
-    # a probe for Common Cause's pickups: state.seat_stats(seat) has them (P's)
-    ("train/selfplay.py", "getattr(state, 'pickups'"),
     # the default game as a name, not the registry's DEFAULT_GAME (P's)
     ("train/config.py", "common_cause"),
 }

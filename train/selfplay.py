@@ -335,6 +335,6 @@ class SelfPlayEnv(gymnasium.Env):
             "returns": returns,
             "learner_won": learner_won,
             "turns": state.turns,
-            "pickups": getattr(state, "pickups", 0),
+            "pickups": state.seat_stats(seat).get("pickups", 0),
             "baseline_partner": bool(self.baseline_seats),
         }
