@@ -146,8 +146,6 @@ KNOWN_GAME_SPECIFIC = {
     # ad-hoc teamplay benchmark (the lead's), the stock-size search.
     ("agents/benchmark.py", "common_cause"),
     ("agents/calibrate.py", "common_cause"),
-    # the default game as a name, not the registry's DEFAULT_GAME (P's)
-    ("train/config.py", "common_cause"),
 }
 """Sites the guard below still finds, each a known debt: the test fails when one is gone
 too, so that the list only shrinks."""

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from commoncause.envs.registry import DEFAULT_GAME
 from commoncause.options import check_seed
 
 LEGACY_GAME_KEYS = ("level", "stock_size", "open_hands", "ace_low", "max_open_starts")
@@ -56,7 +57,7 @@ def _positive(config, *names: str) -> None:
 class GameSection:
     """The game, its rules and the training games' length (YAML section ``game``)."""
 
-    game: str = "common_cause"
+    game: str = DEFAULT_GAME
     """The game (a registry name: ``commoncause games`` lists them)."""
     game_options: dict = field(default_factory=dict)
     """The game's rules options as its ``make_config`` takes them (Common Cause: level,
@@ -481,7 +482,7 @@ def _migrate(data: dict) -> dict:
     legacy = {k: data[k] for k in LEGACY_GAME_KEYS if k in data}
     if not legacy:
         return data
-    if data.get("game", "common_cause") != "common_cause":
+    if data.get("game", DEFAULT_GAME) != DEFAULT_GAME:  # older configs: the default game's
         raise ValueError(
             f"config key(s) {', '.join(legacy)} belong in game_options (game {data['game']})"
         )
