@@ -246,7 +246,7 @@ class Game:
     summary: Callable[[State], dict[str, Any]] = lambda state: {}
     """A game's own figures for its record and its end screen, beyond outcome, returns and
     turns (JSON-ready; public, as every seat may see them): Common Cause's loss reason,
-    stock left and who took whose discards."""
+    stock left and dealt and who took whose discards."""
     policies: tuple[str, ...] = ()
     """The folders under ``checkpoints/`` of the policies the game ships (what ``checkpoint``
     names): the one list packaging reads."""
