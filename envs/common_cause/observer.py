@@ -36,6 +36,7 @@ scalars                    16    see ``SCALARS``
 from __future__ import annotations
 
 import functools
+from bisect import bisect_left
 
 import numpy as np
 
@@ -97,8 +98,6 @@ _TOP, _RECENT = OFFSET["top_discard"], OFFSET["recent_discards"]
 _SCALARS = OFFSET["scalars"]
 _MELD_CARDS, _STAND_INS = OFFSET["meld_cards"], OFFSET["meld_joker_stand_ins"]
 _LAYOFF_CARDS, _TABLE_JOKERS = OFFSET["layoff_cards"], OFFSET["table_jokers"]
-# Observer cache keys: "pile" -> _PileView; "table" -> (placements, indices);
-# ("meld", origin) -> ((cards, jokers), indices)
 
 
 def _card_plane(offset: int, cards, out: list[int]) -> None:
@@ -112,48 +111,66 @@ def _card_plane(offset: int, cards, out: list[int]) -> None:
             jokers += 1
 
 
+_HAND, _PARTNER_HAND, _PENDING = OFFSET["hand"], OFFSET["partner_hand"], OFFSET["pending"]
+
+
 class Observer:
     """The observation of one seat, built only from what that seat may see.
 
-    It keeps its own caches of the public planes (the discard history and the table), which
-    change only when a card is discarded, taken or placed; a new game (another state object,
-    a clone included) starts them afresh. ``reveal_partner`` (open hands, and ``encode_state``
-    for centralised critics) also shows the partner's hand."""
+    It keeps the public planes (the discard history, the table, the config scalars) in one
+    buffer of its own, brought up to date only where a card was discarded, taken or placed
+    since its last look (``_PublicPlanes``); each observation is a copy of that buffer with
+    the hands, the pending card and the changing scalars written in. A new game (another
+    state object, a clone included) starts the buffer afresh. ``reveal_partner`` (open
+    hands, and ``encode_state`` for centralised critics) also shows the partner's hand."""
 
-    __slots__ = ("player", "reveal_partner", "_state", "_cache")
+    __slots__ = ("player", "reveal_partner", "_state", "_public")
 
     def __init__(self, player: int, reveal_partner: bool = False) -> None:
         self.player = player
         self.reveal_partner = reveal_partner
         self._state: GameState | None = None
-        self._cache: dict = {}
+        self._public: _PublicPlanes | None = None
 
     def encode(self, state: GameState) -> np.ndarray:
-        if state is not self._state:
+        player = self.player
+        public = self._public
+        if state is not self._state or public is None:
             self._state = state
-            self._cache = {}
-        player, cache = self.player, self._cache
-        obs = _pile_planes(state, player, cache).copy()
-        ones = _table_indices(state, player, cache).copy()
+            public = self._public = _PublicPlanes(state, player)
+        obs = public.update(state, player).copy()
+        view = memoryview(obs)  # single entries are written through it (faster)
         partner = 1 - player
-        cfg = state.config
-        _card_plane(OFFSET["hand"], state.hands[player], ones)
-        if cfg.open_hands or self.reveal_partner:
-            _card_plane(OFFSET["partner_hand"], state.hands[partner], ones)
-        if state.pending >= 0 and state.current == player:
-            ones.append(OFFSET["pending"] + min(state.pending, JOKER))
-        obs[ones] = 1.0
+        hands = state.hands
+        jokers = 0
+        for c in hands[player]:
+            if c < N_STANDARD:
+                view[_HAND + c] = 1.0
+            else:
+                view[_HAND + N_STANDARD + jokers] = 1.0
+                jokers += 1
+        if self.reveal_partner or state.config.open_hands:
+            jokers = 0
+            for c in hands[partner]:
+                if c < N_STANDARD:
+                    view[_PARTNER_HAND + c] = 1.0
+                else:
+                    view[_PARTNER_HAND + N_STANDARD + jokers] = 1.0
+                    jokers += 1
+        mine = state.current == player
+        if mine and state.pending >= 0:
+            view[_PENDING + min(state.pending, JOKER)] = 1.0
         s = _SCALARS
-        obs[s] = len(state.stock) / MAX_STOCK
-        obs[s + 1] = len(state.hands[player]) / 16
-        obs[s + 2] = len(state.hands[partner]) / 16
-        obs[s + 3] = len(state.starts[player]) / 3
-        obs[s + 4] = len(state.starts[partner]) / 3
-        obs[s + 5] = min(state.turns, 64) / 64
-        if state.current == player:
-            obs[s + 6 + (state.phase != DRAW_PHASE)] = 1.0
-        obs[s + 15] = min(state.pickups, 16) / 16
-        return obs  # scalars 8-14 (seat, config) are set once in the pile planes
+        view[s] = len(state.stock) / MAX_STOCK
+        view[s + 1] = len(hands[player]) / 16
+        view[s + 2] = len(hands[partner]) / 16
+        view[s + 3] = len(state.starts[player]) / 3
+        view[s + 4] = len(state.starts[partner]) / 3
+        view[s + 5] = min(state.turns, 64) / 64
+        if mine:
+            view[s + 6 + (state.phase != DRAW_PHASE)] = 1.0
+        view[s + 15] = min(state.pickups, 16) / 16
+        return obs  # scalars 8-14 (seat, config) are set once in the public planes
 
 
 def encode(state: GameState, player: int, reveal_partner: bool = False) -> np.ndarray:
@@ -162,11 +179,8 @@ def encode(state: GameState, player: int, reveal_partner: bool = False) -> np.nd
 
 
 def _table_indices(state: GameState, player: int, cache: dict) -> list[int]:
-    """Indices of the table's planes (starts, melds) set for ``player``; cached until the
-    table changes. The caller must not modify the list."""
-    cached = cache.get("table")
-    if cached is not None and cached[0] == state.placements:
-        return cached[1]
+    """Indices of the table's planes (starts, melds) set for ``player``, the melds' pieces
+    cached in ``cache`` until the meld changes."""
     maxpos = state.config.max_position
     ones: list[int] = []
     for sid in state.starts[player]:
@@ -178,7 +192,6 @@ def _table_indices(state: GameState, player: int, cache: dict) -> list[int]:
         ones.extend(_meld_indices(m, maxpos, cache))
         table_jokers += m.jokers
     ones.extend(_TABLE_JOKERS + N_STANDARD + i for i in range(table_jokers))
-    cache["table"] = (state.placements, ones)
     return ones
 
 
@@ -196,7 +209,7 @@ def _meld_indices(m, maxpos: int, cache: dict) -> list[int]:
     """A complete meld's real cards, joker stand-ins and lay-off cards, as plane indices;
     cached per meld until it changes (it only grows or swaps a joker out)."""
     key = (len(m.cards), m.jokers)
-    cached = cache.get(("meld", m.origin))
+    cached = cache.get(m.origin)
     if cached is not None and cached[0] == key:
         return cached[1]
     ones = [_MELD_CARDS + c for c in m.cards if c < N_STANDARD]
@@ -206,19 +219,25 @@ def _meld_indices(m, maxpos: int, cache: dict) -> list[int]:
     else:
         ones.extend(_STAND_INS + c for _, c in m.stand_ins())
         ones.extend(_LAYOFF_CARDS + card_at(m.suit, p) for p in m.open_ends(maxpos))
-    cache[("meld", m.origin)] = (key, ones)
+    cache[m.origin] = (key, ones)
     return ones
 
 
-class _PileView:
-    """One player's discard-history planes, updated incrementally as the log grows."""
+class _PublicPlanes:
+    """One player's public planes (discard history, table, config scalars) in one buffer,
+    brought up to date from what changed since the last look: the history's planes as the
+    log grows, ``in_pile`` from the cards that left or reached the pile (the pile only
+    grows and shrinks at its top, so the entries still there from the last look are those
+    logged before it), the top and recent discards (the entries set last time cleared, the
+    new ones set) and the table's planes when a card was placed (the entries that changed)."""
 
-    __slots__ = ("key", "planes", "slots", "jokers", "taken_done")
+    __slots__ = ("planes", "view", "key", "slots", "jokers", "taken_done", "open", "in_pile",
+                 "shown", "placements", "table", "melds")  # fmt: skip
 
     def __init__(self, state: GameState, player: int) -> None:
         cfg = state.config
-        self.key: tuple[int, int] = (0, 0)
         self.planes = np.zeros(OBS_SIZE, dtype=np.float32)
+        self.view = memoryview(self.planes)
         self.planes[_SCALARS + 8 : _SCALARS + 15] = (
             player == 0,
             cfg.stock_size / MAX_STOCK,
@@ -228,55 +247,88 @@ class _PileView:
             cfg.early_loss,
             cfg.signal_rule,
         )
+        self.key: tuple[int, int] | None = None  # (log length, taken entries) last seen
         self.slots: list[int] = []  # plane index of each log entry (jokers by discard order)
         self.jokers = 0
         self.taken_done = 0
+        self.open: list[int] = []  # the pile's log entries last seen
+        self.in_pile = [0] * 54  # per slot: the pile's cards on it
+        self.shown: list[int] = []  # the top and recent entries set to one
+        self.placements = -1  # the state's placement count last seen
+        self.table: list[int] = []  # the table's entries set to one
+        self.melds: dict = {}  # meld origin -> ((cards, jokers), indices)
 
+    def update(self, state: GameState, player: int) -> np.ndarray:
+        """The planes brought up to date with ``state`` (the caller must not modify them)."""
+        if state.placements != self.placements:
+            self._table(state, player)
+        log = state.discard_log
+        key = (len(log), len(state.taken_entries))
+        if key != self.key:
+            self._pile(state, player, log)
+            self.key = key
+        return self.planes
 
-def _pile_planes(state: GameState, player: int, cache: dict) -> np.ndarray:
-    """The discard-history planes as ``player`` sees them, zeros elsewhere (the caller must
-    not modify them); updated only when a card is discarded or taken from the pile."""
-    log = state.discard_log
-    key = (len(log), len(state.taken_entries))
-    view = cache.get("pile")
-    if view is None:
-        view = cache["pile"] = _PileView(state, player)
-    elif view.key == key:
-        return view.planes
-    planes, slots = view.planes, view.slots
-    ones: list[int] = []
-    for i in range(len(slots), len(log)):
-        card, who, _ = log[i]
-        if card < N_STANDARD:
-            slot = card
-        else:
-            slot = N_STANDARD + min(view.jokers, 1)
-            view.jokers += 1
-        slots.append(slot)
-        ones.append((_MINE if who == player else _THEIRS if who >= 0 else _TURNED) + slot)
-        planes[_ORDER + slot] = min(i + 1, 64) / 64
-    taken = state.taken_entries
-    ones.extend(_TAKEN + slots[e] for e in taken[view.taken_done :])
-    view.taken_done = len(taken)
-    planes[_PILE : _PILE + 54] = 0.0
-    planes[_TOP : _TOP + 54] = 0.0
-    planes[_RECENT : _RECENT + RECENT * RECENT_WIDTH] = 0.0
-    ones.extend(_PILE + slots[e] for e in state.discard_entry)
-    if state.discard_entry:
-        ones.append(_TOP + slots[state.discard_entry[-1]])
-    for k, i in enumerate(range(len(log) - 1, max(len(log) - 1 - RECENT, -1), -1)):
-        _, who, was_taken = log[i]
-        base = _RECENT + k * RECENT_WIDTH
-        ones.append(base + slots[i])
-        if who == player:
-            ones.append(base + 54)
-        elif who >= 0:
-            ones.append(base + 55)
-        if was_taken:
-            ones.append(base + 56)
-    planes[ones] = 1.0
-    view.key = key
-    return planes
+    def _table(self, state: GameState, player: int) -> None:
+        view, old = self.view, self.table
+        new = _table_indices(state, player, self.melds)
+        keep = set(new)
+        for i in old:
+            if i not in keep:
+                view[i] = 0.0
+        had = set(old)
+        for i in new:
+            if i not in had:
+                view[i] = 1.0
+        self.table = new
+        self.placements = state.placements
+
+    def _pile(self, state: GameState, player: int, log: list) -> None:
+        view, slots = self.view, self.slots
+        seen = len(slots)
+        for i in range(seen, len(log)):
+            card, who, _ = log[i]
+            if card < N_STANDARD:
+                slot = card
+            else:
+                slot = N_STANDARD + min(self.jokers, 1)
+                self.jokers += 1
+            slots.append(slot)
+            view[(_MINE if who == player else _THEIRS if who >= 0 else _TURNED) + slot] = 1.0
+            view[_ORDER + slot] = min(i + 1, 64) / 64
+        taken = state.taken_entries
+        for e in taken[self.taken_done :]:
+            view[_TAKEN + slots[e]] = 1.0
+        self.taken_done = len(taken)
+        cur, counts = state.discard_entry, self.in_pile
+        k = bisect_left(cur, seen)  # the pile's entries still there from the last look
+        for e in self.open[k:]:
+            slot = slots[e]
+            counts[slot] -= 1
+            if not counts[slot]:
+                view[_PILE + slot] = 0.0
+        for e in cur[k:]:
+            slot = slots[e]
+            if not counts[slot]:
+                view[_PILE + slot] = 1.0
+            counts[slot] += 1
+        self.open = list(cur)
+        for i in self.shown:
+            view[i] = 0.0
+        shown = [_TOP + slots[cur[-1]]] if cur else []
+        for k, i in enumerate(range(len(log) - 1, max(len(log) - 1 - RECENT, -1), -1)):
+            _, who, was_taken = log[i]
+            base = _RECENT + k * RECENT_WIDTH
+            shown.append(base + slots[i])
+            if who == player:
+                shown.append(base + 54)
+            elif who >= 0:
+                shown.append(base + 55)
+            if was_taken:
+                shown.append(base + 56)
+        for i in shown:
+            view[i] = 1.0
+        self.shown = shown
 
 
 HIDDEN_SIZE = 3 * 54
