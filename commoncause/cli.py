@@ -318,72 +318,6 @@ def _print_table(report, args: argparse.Namespace, game, config) -> dict:
     return report.to_json()
 
 
-CALIBRATE_REFUSES = ("level", "stock_size")
-"""Game options calibrate sets itself (it tries every stock size)."""
-
-
-def _calibrate_arguments(p: argparse.ArgumentParser) -> None:
-    from commoncause.options import add_game_arguments
-
-    _team_arguments(p, default_games=2000)
-    p.add_argument("--target", type=float, required=True, help="target win rate, e.g. 0.82")
-    p.add_argument("--min-stock", type=int, default=0, help="smallest stock size tried")
-    p.add_argument("--max-stock", type=int, default=33, help="largest stock size tried")
-    p.add_argument("--plot", type=Path, help="PNG of win rate by stock size (95%% bands)")
-    add_game_arguments(p)
-    for action in p._actions:  # parsed only to be refused with a reason (run_calibrate)
-        if action.dest in CALIBRATE_REFUSES:
-            action.help = argparse.SUPPRESS
-
-
-def run_calibrate(args: argparse.Namespace) -> int:
-    """Find the stock size whose win rate is closest to a target."""
-    import json
-
-    from commoncause.agents.calibrate import calibrate, plot_curve
-    from commoncause.agents.registry import parse_team
-    from commoncause.options import check_output_file, game_and_config
-
-    given = [name for name in CALIBRATE_REFUSES if getattr(args, name, None) is not None]
-    if given:
-        flags = " and ".join("--" + name.replace("_", "-") for name in given)
-        raise ValueError(
-            f"calibrate tries every stock size from --min-stock to --max-stock: "
-            f"{flags} do{'es' if len(given) == 1 else ''} not apply"
-        )
-    game, config = game_and_config(args)
-    if "stock_size" not in game.level_fields:
-        raise ValueError(f"calibrate varies the stock size, which {game.title} does not have")
-    team = parse_team(args.team, game.num_seats(config), game.name)
-    if not 0 <= args.min_stock <= args.max_stock <= 33:
-        raise ValueError("stock sizes must satisfy 0 <= --min-stock <= --max-stock <= 33")
-    check_output_file(args.plot, "--plot")
-    check_output_file(args.json, "--json")
-    sizes = range(args.min_stock, args.max_stock + 1)
-    what = f"{'+'.join(team)} stock {sizes.start}-{sizes.stop - 1}"
-    try:
-        with _progress(what, args.games * len(sizes)) as advance:
-            cal = calibrate(
-                team, args.target, config, args.games, args.seed, args.workers, sizes, advance,
-                game=game.name,
-            )  # fmt: skip
-    except KeyboardInterrupt:
-        return _interrupted()
-    for point in cal.points:
-        low, high = point.ci95
-        mark = "  <- closest" if point.stock_size == cal.best_stock_size else ""
-        print(f"stock {point.stock_size:2d}: {point.win_rate:6.1%}  [{low:.1%}, {high:.1%}]{mark}")
-    print(f"stock size closest to {args.target:.0%}: {cal.best_stock_size}")
-    if args.plot:
-        plot_curve(cal, args.plot)
-        print(f"wrote {args.plot}")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(cal.to_json(), indent=2) + "\n")
-        print(f"wrote {args.json}")
-    return 0
-
-
 # ------------------------------------------------------------------- train
 
 
@@ -539,52 +473,51 @@ def run_replay(args: argparse.Namespace) -> int:
         return 130
 
 
-# ------------------------------------------------------------------ analyze
+# ------------------------------------------------------ a game's own studies
 
 
-def _analyze_arguments(p: argparse.ArgumentParser) -> None:
-    """``--game`` and the options of the study of the game named on the command line (its
-    record's ``analysis``)."""
-    import importlib
+def _study_arguments(command: str) -> Callable[[argparse.ArgumentParser], None]:
+    """``--game`` and the options of ``command``'s study for the game named on the command
+    line (its record's ``studies[command]``)."""
 
-    from commoncause.envs.registry import DEFAULT_GAME, game_names, get_game
-    from commoncause.options import command_line, selected_game
+    def add_arguments(p: argparse.ArgumentParser) -> None:
+        import importlib
 
-    p.add_argument("--game", default=DEFAULT_GAME, choices=game_names(),
-                   help=f"whose study (default {DEFAULT_GAME})")  # fmt: skip
-    name = selected_game(command_line())
-    study = get_game(name).analysis if name in game_names() else None
-    if study is not None:
-        importlib.import_module(study).add_arguments(p)
-    p.set_defaults(study=study)  # whose options were declared
+        from commoncause.envs.registry import game_names, get_game
+        from commoncause.options import add_game_argument, command_line, selected_game
 
+        add_game_argument(p)
+        name = selected_game(command_line())
+        study = get_game(name).studies.get(command) if name in game_names() else None
+        if study is not None:
+            importlib.import_module(study).add_arguments(p)
+        p.set_defaults(study=study)  # whose options were declared
 
-def run_analyze(args: argparse.Namespace) -> int:
-    """Run the game's own study (Common Cause's: a team's communication through discards,
-    a report with plots); a game without one is refused in one line."""
-    import importlib
-
-    from commoncause.envs.registry import get_game
-    from commoncause.options import check_output_folder
-
-    game = get_game(args.game)
-    if game.analysis is None:
-        raise ValueError(f"{game.title} has no signalling study to analyze (the games with "
-                         f"one: {', '.join(_studied())})")  # fmt: skip
-    if args.study != game.analysis:  # the options were declared for another --game
-        raise ValueError("give --game once")
-    check_output_folder(args.out, "--out")
-    try:
-        return importlib.import_module(game.analysis).run(args)
-    except KeyboardInterrupt:
-        return _interrupted()
+    return add_arguments
 
 
-def _studied() -> list[str]:
-    """The games with a study of their own."""
-    from commoncause.envs.registry import game_names, get_game
+def _run_study(command: str) -> Callable[[argparse.Namespace], int]:
+    """Run the game's own ``command`` study; a game without one is refused in one line."""
 
-    return [get_game(name).title for name in game_names() if get_game(name).analysis is not None]
+    def run(args: argparse.Namespace) -> int:
+        import importlib
+
+        from commoncause.envs.registry import game_names, get_game
+
+        game = get_game(args.game)
+        study = game.studies.get(command)
+        if study is None:
+            having = [get_game(n).title for n in game_names() if command in get_game(n).studies]
+            raise ValueError(f"{game.title} has no study for `commoncause {command}` (the games "
+                             f"with one: {', '.join(having)})")  # fmt: skip
+        if args.study != study:  # the options were declared for another --game
+            raise ValueError("give --game once")
+        try:
+            return importlib.import_module(study).run(args)
+        except KeyboardInterrupt:
+            return _interrupted()
+
+    return run
 
 
 def _export_arguments(p: argparse.ArgumentParser) -> None:
@@ -603,24 +536,6 @@ def run_export(args: argparse.Namespace) -> int:
     target = export_checkpoint(args.source, args.out, args.lineage)
     print(f"wrote {target} ({target.stat().st_size / 2**20:.1f} MB), best.json, curve.png")
     return 0
-
-
-# -------------------------------------------------------------------- benchmark
-
-
-def _benchmark_arguments(p: argparse.ArgumentParser) -> None:
-    from commoncause import benchmark_cli
-
-    benchmark_cli.add_arguments(p)
-
-
-def run_benchmark(args: argparse.Namespace) -> int:
-    """Score an agent with itself and with the partner zoo (``agents.benchmark``)."""
-    from commoncause import benchmark_cli
-    from commoncause.options import check_output_file
-
-    check_output_file(args.json, "--json")
-    return benchmark_cli.run(args)
 
 
 # -------------------------------------------------------------------- serve
@@ -671,8 +586,8 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     ),
     "calibrate": Subcommand(
         help="find the stock size that gives a team a target win rate",
-        add_arguments=_calibrate_arguments,
-        run=run_calibrate,
+        add_arguments=_study_arguments("calibrate"),
+        run=_run_study("calibrate"),
     ),
     "play": Subcommand(
         help="play a game in the terminal with agent partners (every game recorded)",
@@ -686,13 +601,13 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     ),
     "analyze": Subcommand(
         help="measure a team's signalling and listening through discards (report + plots)",
-        add_arguments=_analyze_arguments,
-        run=run_analyze,
+        add_arguments=_study_arguments("analyze"),
+        run=_run_study("analyze"),
     ),
     "benchmark": Subcommand(
         help="score an agent with held-out partners: Common Cause's ad-hoc teamplay benchmark",
-        add_arguments=_benchmark_arguments,
-        run=run_benchmark,
+        add_arguments=_study_arguments("benchmark"),
+        run=_run_study("benchmark"),
     ),
     "serve": Subcommand(
         help="play in the browser: a web page and an HTTP API (every game recorded)",

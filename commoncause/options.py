@@ -130,9 +130,10 @@ def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def add_game_arguments(p: argparse.ArgumentParser, game_name: str | None = None) -> None:
-    """``--game``, ``--level`` and one flag per field of the game's config."""
-    name = game_name or selected_game(command_line())
+def add_game_argument(p: argparse.ArgumentParser) -> None:
+    """``--game`` (once: a parser that has it keeps it)."""
+    if "--game" in p._option_string_actions:
+        return
     p.add_argument(
         "--game",
         default=DEFAULT_GAME,
@@ -141,6 +142,12 @@ def add_game_arguments(p: argparse.ArgumentParser, game_name: str | None = None)
         help=f"which game (default {DEFAULT_GAME}; `commoncause games` lists them)",
     )
     p.set_defaults(game_given=False)
+
+
+def add_game_arguments(p: argparse.ArgumentParser, game_name: str | None = None) -> None:
+    """``--game``, ``--level`` and one flag per field of the game's config."""
+    name = game_name or selected_game(command_line())
+    add_game_argument(p)
     if name not in game_names():
         return  # argparse reports the bad --game with the choices
     game = get_game(name)

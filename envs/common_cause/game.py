@@ -72,6 +72,10 @@ GAME = Game(
     levels={level: {"stock_size": size} for level, size in LEVELS.items()},
     summary=summary,
     policies=("normal",),
-    analysis="commoncause.envs.common_cause.study.cli",
+    studies={
+        "analyze": "commoncause.envs.common_cause.study.cli",
+        "benchmark": "commoncause.envs.common_cause.study.benchmark_cli",
+        "calibrate": "commoncause.envs.common_cause.study.calibrate_cli",
+    },
     others="partner",
 )

@@ -250,9 +250,10 @@ class Game:
     policies: tuple[str, ...] = ()
     """The folders under ``checkpoints/`` of the policies the game ships (what ``checkpoint``
     names): the one list packaging reads."""
-    analysis: str | None = None
-    """The module of the game's own study (``commoncause analyze --game``), with
-    ``add_arguments(parser)`` and ``run(args)``; None when the game has none."""
+    studies: dict[str, str] = field(default_factory=dict)
+    """The game's own studies, by command (``analyze``, ``benchmark``, ``calibrate``): the
+    module of each, with ``add_arguments(parser)`` and ``run(args)``; ``commoncause
+    <command> --game NAME`` runs it, and says so in one line for a game without it."""
     others: str = "the other players"
     """How a seat's screens name the other seats together ("partner" in a team of two)."""
 

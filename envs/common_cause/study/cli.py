@@ -9,7 +9,7 @@ from pathlib import Path
 from commoncause import progress as bar
 from commoncause.agents.registry import AGENT_CHOICES, make_agent, parse_team
 from commoncause.envs.common_cause.rules import LEVELS, GameConfig
-from commoncause.options import add_seed_argument
+from commoncause.options import add_seed_argument, check_output_folder
 
 from .figures import analyze
 from .report import write_report
@@ -56,6 +56,7 @@ def default_out(team: tuple[str, str]) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_folder(args.out, "--out")
     team = parse_team(args.team)
     open_team = parse_team(args.open_team) if args.open_team else None
     cross = [m.strip() for m in args.cross_play.split(",")] if args.cross_play else []

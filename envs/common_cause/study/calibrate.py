@@ -12,10 +12,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from commoncause.envs.common_cause.rules import MAX_STOCK
-from commoncause.envs.registry import DEFAULT_GAME
+from commoncause.agents.evaluate import Report, evaluate, worker_pool
 
-from .evaluate import Report, evaluate, worker_pool
+from ..rules import MAX_STOCK
+from .runs import GAME
 
 
 @dataclass
@@ -55,10 +55,9 @@ def calibrate(
     workers: int = 1,
     sizes: range = range(MAX_STOCK + 1),
     progress: Callable[[int], None] | None = None,
-    game: str = DEFAULT_GAME,
 ) -> Calibration:
     """Evaluate ``team`` at every stock size in ``sizes`` (``base`` with each size) on the
-    same deals, in one worker pool; a game whose config has a ``stock_size``."""
+    same deals, in one worker pool."""
     if not 0.0 <= target <= 1.0:
         raise ValueError(f"--target must be a win rate between 0 and 1, got {target}")
     pool = worker_pool(workers) if workers > 1 else None  # one pool for every size
@@ -72,7 +71,7 @@ def calibrate(
                 workers,
                 progress=progress,
                 pool=pool,
-                game=game,
+                game=GAME,
             )
             for s in sizes
         ]

@@ -25,12 +25,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from commoncause.envs.common_cause.study.measures import listening_measures
-from commoncause.envs.common_cause.study.runs import RunSpec, play_runs
-from commoncause.envs.common_cause.rules import GameConfig
+from commoncause.agents.registry import make_agent
+from commoncause.agents.stats import mean_interval, paired_difference, rate
 
-from .registry import make_agent
-from .stats import mean_interval, paired_difference, rate
+from ..rules import GameConfig
+from .measures import listening_measures
+from .runs import RunSpec, play_runs
 
 BENCHMARK = "common_cause-adhoc-v1"
 SEED = 20261203

@@ -1,4 +1,4 @@
-"""``commoncause benchmark``: the ad-hoc teamplay benchmark of ``agents.benchmark`` for one
+"""``commoncause benchmark``: the ad-hoc teamplay benchmark of ``study.benchmark`` for one
 agent: a table on the terminal and the JSON (``--json``)."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import json
 import sys
 from pathlib import Path
 
-from commoncause.agents.benchmark import (
+from commoncause.agents.registry import AGENT_CHOICES
+from commoncause.envs.common_cause.study.benchmark import (
     BENCHMARK,
     DEFAULT_GAMES,
     LISTEN_GAMES,
@@ -17,8 +18,7 @@ from commoncause.agents.benchmark import (
     run_benchmark,
     zoo_matrix,
 )
-from commoncause.agents.registry import AGENT_CHOICES
-from commoncause.options import add_seed_argument
+from commoncause.options import add_seed_argument, check_output_file
 from commoncause.progress import progress
 
 
@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    check_output_file(args.json, "--json")
     if args.zoo_matrix:
         return _run_matrix(args)
     if args.listen_games < 0:
