@@ -62,8 +62,8 @@ $(RLLIB_STAMP): pyproject.toml
 
 # The RLlib tests, and the env and training tests on the gymnasium version ray pins (1.2.2).
 test-rllib: $(RLLIB_STAMP)
-	$(RLLIB_VENV)/bin/python -m pytest -m rllib tests/test_rllib.py
-	$(RLLIB_VENV)/bin/python -m pytest tests/test_pettingzoo.py tests/test_train.py tests/test_eval.py
+	$(RLLIB_VENV)/bin/python -m pytest -m rllib tests/train/test_rllib.py
+	$(RLLIB_VENV)/bin/python -m pytest tests/games/common_cause/test_pettingzoo.py tests/train/test_train.py tests/app/test_eval.py
 
 clean:
 	rm -rf $(VENV) $(RLLIB_VENV) *.egg-info .pytest_cache .ruff_cache .hypothesis site

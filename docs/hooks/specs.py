@@ -4,7 +4,7 @@ One source: the spec docstring of ``envs/<game>/<game>.py`` (agents, actions, ob
 rewards, arguments, version history) and the field table of ``envs/<game>/observer.py`` are
 rendered into a page wherever it says ``<!-- spec: <game> -->``; each game's
 ``readings.md`` and the project's ``CHANGELOG.md`` become pages of their own. The docstrings
-are read with ``ast`` (nothing is imported), and ``tests/test_docs.py`` checks the tables
+are read with ``ast`` (nothing is imported), and ``tests/app/test_docs.py`` checks the tables
 against the environments themselves.
 """
 

@@ -4,7 +4,7 @@ A hand-written field list silently shares a field someone added later; here the 
 declares each field once (``{name: how}``) and :func:`declared_copy` compiles the copy from
 that table. A ``__slots__`` class must declare exactly its slots (checked when the class is
 made); for a ``__dict__`` class the tests walk a played game's fields against the
-declaration (``tests/test_core_clone.py``).
+declaration (``tests/core/test_core_clone.py``).
 
 ``how`` is one of:
 

@@ -1,0 +1,1 @@
+"""Tests: games/dummy_rummy."""
