@@ -1,11 +1,9 @@
 """The rummy core (``envs/core``), the registry and the generic PettingZoo adapter: physical
 ids vs card types, meld rules as data, config serialisation, game registration in either
-import order, copies of an env mid-game, and clear errors before reset."""
+import order, and clear errors before reset (copies mid-game: tests/games/test_conformance.py)."""
 
 from __future__ import annotations
 
-import copy
-import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -159,32 +157,6 @@ def test_pettingzoo_make_works_in_either_import_order(first):
 
 
 # ---------------------------------------------------------------------------- adapter
-def _play_some(e, moves: int) -> None:
-    for _ in range(moves):
-        obs, *_ = e.last()
-        e.step(int(obs["action_mask"].nonzero()[0][-1]))
-
-
-@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
-def test_a_copy_mid_game_plays_on_identically(how):
-    from commoncause.envs.common_cause import env
-
-    e = env(render_mode="ansi")
-    e.reset(seed=5)
-    _play_some(e, 25)
-    twin = copy.deepcopy(e) if how == "deepcopy" else pickle.loads(pickle.dumps(e))
-    assert twin.unwrapped.game is not e.unwrapped.game
-    for _agent in e.agent_iter():
-        obs, reward, term, trunc, _ = e.last()
-        t_obs, t_reward, *_ = twin.last()
-        assert (obs["observation"] == t_obs["observation"]).all() and reward == t_reward
-        action = None if term or trunc else int(obs["action_mask"].nonzero()[0][0])
-        e.step(action)
-        twin.step(action)
-    assert twin.render() == e.render()
-    assert twin.unwrapped.result == e.unwrapped.result is not None
-
-
 @pytest.mark.parametrize("call", ["state", "observe", "render", "legal_moves"])
 def test_before_reset_a_clear_error(call):
     from commoncause.envs.common_cause import raw_env
