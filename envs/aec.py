@@ -25,6 +25,10 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import (
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
+)
 
 from .core.game import Game, IllegalMoveError
 
@@ -44,10 +48,31 @@ def _guarded(name: str) -> property:
     return property(get, doc=f"The env's {name} (after reset).")
 
 
+class _OrderEnforcingIterator(AECOrderEnforcingIterator):
+    """PettingZoo's order-checking agent iterator, reading the env under the wrapper
+    directly (``agent_iter`` is refused before reset, so the wrapper's guards always pass)."""
+
+    def __next__(self) -> str:
+        wrapper = self.env
+        env = wrapper.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        return env.agent_selection
+
+
+class _OrderEnforcingIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> _OrderEnforcingIterator:
+        return _OrderEnforcingIterator(self.env, self.max_iter)
+
+
 class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     """PettingZoo's order checks, with the hot paths (``last``, ``step`` and the attributes
     ``agent_iter`` reads every step) going straight to the env rather than through the
-    wrapper's attribute forwarding: the same behaviour, about 12% more steps per second."""
+    wrapper's attribute forwarding, and ``agent_iter``'s iterator reading the env directly:
+    the same behaviour, more steps per second."""
 
     agents = _guarded("agents")
     agent_selection = _guarded("agent_selection")
@@ -55,6 +80,11 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     truncations = _guarded("truncations")
     rewards = _guarded("rewards")
     infos = _guarded("infos")
+
+    def agent_iter(self, max_iter: int = 2**63) -> _OrderEnforcingIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderEnforcingIterable(self, max_iter)
 
     def last(self, observe: bool = True):
         if not self._has_reset:

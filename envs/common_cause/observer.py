@@ -229,9 +229,9 @@ class _PublicPlanes:
     log grows, ``in_pile`` from the cards that left or reached the pile (the pile only
     grows and shrinks at its top, so the entries still there from the last look are those
     logged before it), the top and recent discards (the entries set last time cleared, the
-    new ones set) and the table's planes when a card was placed (the entries that changed)."""
+    new ones set) and the table's planes when a card was placed."""
 
-    __slots__ = ("planes", "view", "key", "slots", "jokers", "taken_done", "open", "in_pile",
+    __slots__ = ("planes", "view", "slots", "jokers", "taken_done", "open", "in_pile",
                  "shown", "placements", "table", "melds")  # fmt: skip
 
     def __init__(self, state: GameState, player: int) -> None:
@@ -247,7 +247,6 @@ class _PublicPlanes:
             cfg.early_loss,
             cfg.signal_rule,
         )
-        self.key: tuple[int, int] | None = None  # (log length, taken entries) last seen
         self.slots: list[int] = []  # plane index of each log entry (jokers by discard order)
         self.jokers = 0
         self.taken_done = 0
@@ -263,24 +262,17 @@ class _PublicPlanes:
         if state.placements != self.placements:
             self._table(state, player)
         log = state.discard_log
-        key = (len(log), len(state.taken_entries))
-        if key != self.key:
+        if len(log) != len(self.slots) or len(state.taken_entries) != self.taken_done:
             self._pile(state, player, log)
-            self.key = key
         return self.planes
 
     def _table(self, state: GameState, player: int) -> None:
-        view, old = self.view, self.table
-        new = _table_indices(state, player, self.melds)
-        keep = set(new)
-        for i in old:
-            if i not in keep:
-                view[i] = 0.0
-        had = set(old)
-        for i in new:
-            if i not in had:
-                view[i] = 1.0
-        self.table = new
+        view = self.view
+        for i in self.table:
+            view[i] = 0.0
+        self.table = _table_indices(state, player, self.melds)
+        for i in self.table:
+            view[i] = 1.0
         self.placements = state.placements
 
     def _pile(self, state: GameState, player: int, log: list) -> None:
