@@ -640,7 +640,11 @@ def main(argv: list[str] | None = None) -> int:
 
     token = PARSING.set(None if argv is None else list(argv))  # whose --game declares options
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args, extra = parser.parse_known_args(argv)
+        # a game without the study declared none of its options: say that, not "unrecognized"
+        if extra and not (hasattr(args, "study") and args.study is None):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # argparse exits on --help and on usage errors
         return int(exc.code or 0)
     finally:
