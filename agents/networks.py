@@ -1,12 +1,11 @@
 """The policy network as plain torch modules (no SB3 import): ``SeatPolicy`` plays a
-checkpoint with torch alone; its shared body ``SeatEncoder``, its heads and the optional
-per-card head ``CardHead``. Training builds the same layers through sb3-contrib
-(``policy_kwargs``, ``agents.trained.build_policy``), so the weights of either load into the
-other under the same names."""
+checkpoint with torch alone and is what the torch and RLlib trainers train
+(``agents.trained.build_policy``); its shared body ``SeatEncoder``, its heads and the
+optional per-card head ``CardHead``. Its layers and their names are those of sb3-contrib's
+``MaskableActorCriticPolicy`` (``train/sb3.py`` builds that one from the same
+``SeatEncoder``), so the weights of either load into the other."""
 
 from __future__ import annotations
-
-from functools import partial
 
 import numpy as np
 import torch
@@ -118,17 +117,13 @@ class SeatPolicy(torch.nn.Module):
         return int(legal[int(logits.argmax())])
 
 
-def policy_kwargs(features_dim: int, net_arch: list[int], activation: str) -> dict:
-    """sb3-contrib MaskableActorCriticPolicy arguments for this network shape."""
-    if activation not in ACTIVATIONS:
-        raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
-    return {
-        "features_extractor_class": SeatEncoder,
-        "features_extractor_kwargs": {"features_dim": features_dim, "activation": activation},
-        "share_features_extractor": True,
-        "net_arch": {"pi": list(net_arch), "vf": list(net_arch)},
-        "activation_fn": ACTIVATIONS[activation],
-    }
+def orthogonal_init(module: torch.nn.Module, gain: float) -> None:
+    """PPO's initialisation (openai/baselines', as SB3 applies it): every linear layer of
+    ``module`` orthogonal with ``gain``, biases zero."""
+    for layer in module.modules():
+        if isinstance(layer, torch.nn.Linear):
+            torch.nn.init.orthogonal_(layer.weight, gain=gain)
+            torch.nn.init.zeros_(layer.bias)
 
 
 def card_neighbours() -> list[list[int]]:
@@ -221,15 +216,13 @@ def action_logits(
 
 def build_critic(in_size: int, net_arch: list[int], activation: str) -> torch.nn.Sequential:
     """A centralised critic (``net_arch``, then one value) over the seat's observation and
-    what the seat does not see (``in_size`` in all), initialised as SB3 initialises the
-    policy's value layers: orthogonal, gain sqrt(2) in the hidden layers and 1 at the
-    value."""
-    from stable_baselines3.common.policies import BasePolicy
-    from stable_baselines3.common.torch_layers import create_mlp
-
-    critic = torch.nn.Sequential(*create_mlp(in_size, 1, net_arch, ACTIVATIONS[activation]))
-    critic[:-1].apply(partial(BasePolicy.init_weights, gain=np.sqrt(2)))
-    BasePolicy.init_weights(critic[-1], gain=1.0)
+    what the seat does not see (``in_size`` in all), initialised as the policy's value
+    layers: orthogonal, gain sqrt(2) in the hidden layers and 1 at the value."""
+    critic = torch.nn.Sequential(
+        *_mlp([in_size, *net_arch], activation), torch.nn.Linear(net_arch[-1], 1)
+    )
+    orthogonal_init(critic[:-1], np.sqrt(2))
+    orthogonal_init(critic[-1], 1.0)
     return critic
 
 

@@ -2,7 +2,7 @@
 
 A checkpoint is a plain ``torch.save`` dict of tensors and primitives, loaded with
 ``torch.load(weights_only=True)``: loading never runs code from the file. It holds the
-policy weights (an sb3-contrib ``MaskableActorCriticPolicy``), the network shape, the game
+policy weights (``networks.SeatPolicy``, the layers of sb3-contrib's ``MaskableActorCriticPolicy``), the network shape, the game
 (``game``, a registry name; absent in older checkpoints, which are Common Cause's), the
 observation/action sizes and env version it was trained for, and, for resuming, the
 optimizer state, step count and the training config and model card. Sizes come from the
@@ -53,30 +53,23 @@ def build_policy(
     n_actions: int | None = None,
     card_moves=None,
 ):
-    """An untrained policy network of the given shape (CPU), for observations of
-    ``obs_size`` and ``n_actions`` moves (default: those of the default game); with
-    ``card_moves`` (a game's ``CardMoves``) it has a per-card head (``networks.CardHead``,
-    the module ``card_head``; its optimizer covers it)."""
-    import gymnasium
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    from .networks import CardHead, policy_kwargs
+    """An untrained policy network of the given shape (CPU, a ``networks.SeatPolicy``), for
+    observations of ``obs_size`` and ``n_actions`` moves (default: those of the default
+    game), initialised as sb3-contrib's ``MaskableActorCriticPolicy`` is (the same weights
+    from the same torch seed); with ``card_moves`` (a game's ``CardMoves``) it has a
+    per-card head (``networks.CardHead``, the module ``card_head``)."""
+    from .networks import CardHead, SeatPolicy, orthogonal_init
 
     if obs_size is None or n_actions is None:
         default = get_game(DEFAULT_GAME)
         obs_size = default.observation_size if obs_size is None else obs_size
         n_actions = default.num_actions if n_actions is None else n_actions
-    policy = MaskableActorCriticPolicy(
-        gymnasium.spaces.Box(0.0, 1.0, (obs_size,), np.float32),
-        gymnasium.spaces.Discrete(n_actions),
-        lr_schedule=lambda _: 0.0,
-        **policy_kwargs(features_dim, net_arch, activation),
-    )
+    policy = SeatPolicy(obs_size, n_actions, features_dim, net_arch, activation)
+    for part, gain in ((policy.features_extractor, np.sqrt(2)), (policy.mlp_extractor, np.sqrt(2)),
+                       (policy.action_net, 0.01), (policy.value_net, 1.0)):  # fmt: skip
+        orthogonal_init(part, gain)
     if card_moves is not None:
         policy.card_head = CardHead(card_moves, net_arch[-1], n_actions, activation)
-        policy.optimizer = policy.optimizer_class(
-            policy.parameters(), lr=0.0, **policy.optimizer_kwargs
-        )
     return policy
 
 

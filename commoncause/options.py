@@ -18,16 +18,8 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+from commoncause.envs.core.options import SEED_RULE, check_seed
 from commoncause.envs.registry import DEFAULT_GAME, game_names, get_game
-
-SEED_RULE = "a seed is a whole number 0 or more"
-
-
-def check_seed(value: Any, what: str = "seed") -> int:
-    """``value`` as a seed; ValueError naming ``what`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{what} must be a whole number 0 or more, got {value!r}")
-    return value
 
 
 def seed_type(text: str) -> int:

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from commoncause.envs.core.options import check_seed
 from commoncause.envs.registry import DEFAULT_GAME
-from commoncause.options import check_seed
 
 LEGACY_GAME_KEYS = ("level", "stock_size", "open_hands", "ace_low", "max_open_starts")
 """Top-level keys of Common Cause's options in configs before ``game_options``."""

@@ -3,21 +3,19 @@
 Read this file for the algorithm: a rollout of ``n_steps`` moves of every env into a buffer,
 GAE, then ``n_epochs`` passes of minibatches with the clipped surrogate, the value loss and an
 entropy bonus over the legal moves only, gradient clipping and Adam (eps 1e-5) at a linearly
-decaying rate, stopped early past 1.5 * ``target_kl``: sb3-contrib's MaskablePPO, on the same
-network (``agents.trained.build_policy``) and ``SelfPlayEnv`` games, so checkpoints of either
-trainer load into the other. Metrics go to SB3's TensorBoard logger under SB3's names.
+decaying rate, stopped early past 1.5 * ``target_kl``: sb3-contrib's MaskablePPO on the same
+network (``agents.networks.SeatPolicy``) and ``SelfPlayEnv`` games. Metrics go to a
+TensorBoard logger under SB3's names.
 
 A team game (Common Cause) keeps one stream per env: a transition bootstraps from the env's
 next decision, whichever seat makes it. A competitive game keeps one trajectory per seat
 (``train/ppo_seats.py``). ``critic: state`` gives the values a network of their own on the
-observation and what the seat does not see (``SelfPlayEnv.hidden_cards``), as MAPPO's; the
-policy's own value layers then stay untrained and play never uses the critic.
+observation and what the seat does not see (``SelfPlayEnv.hidden_cards``), as MAPPO's.
 
-Speed: the envs are a plain list stepped in-process; the policy runs once per step on all of
-them; moves are drawn by Gumbel-max; the action head is computed only on the moves legal
-somewhere in the batch (``legal_logits_and_values``, the same loss and gradients); Adam is
-the fused one. ``train/ppo_parallel.py`` runs this loop on both cores behind the same face
-(the default, ``rollout_workers: 2``): forked workers, shared memory, shared gradients.
+Speed: moves are drawn by Gumbel-max, and the action head is computed only on the moves legal
+somewhere in the batch (``legal_logits_and_values``: the same loss and gradients).
+``train/ppo_parallel.py`` runs this loop on both cores behind the same face (the default,
+``rollout_workers: 2``): forked workers, shared memory, shared gradients.
 """
 
 from __future__ import annotations
@@ -299,19 +297,16 @@ class PPO(SeatTrajectories):
         explained = float("nan") if var == 0 else 1 - float((rets - values).var(correction=0)) / var
         seconds = time.perf_counter() - started
         self.timing["update_s"] += seconds
-        log = self.logger.record
-        log("train/learning_rate", lr)
-        names = {"entropy": "entropy_loss", "pg": "policy_gradient_loss", "value": "value_loss",
+        names = {"pg": "policy_gradient_loss", "value": "value_loss", "entropy": "entropy_loss",
                  "kl": "approx_kl", "clip": "clip_fraction"}  # fmt: skip
-        for part in ("entropy", "pg", "value", "kl", "clip"):
-            log(f"train/{names[part]}", float(np.mean(sums[part])))
-        log("train/loss", sums["loss"][-1])
-        log("train/explained_variance", explained)
-        log("train/n_updates", self.n_updates)
-        log("train/clip_range", cfg.clip_range)
-        log("time/update_s", seconds)
-        log("time/rollout_s", self.last_rollout[0])
-        log("time/rollout_env_s", self.last_rollout[1])
+        logged = {f"train/{name}": float(np.mean(sums[part])) for part, name in names.items()}
+        logged |= {"train/learning_rate": lr, "train/loss": sums["loss"][-1],
+                   "train/explained_variance": explained, "train/n_updates": self.n_updates,
+                   "train/clip_range": cfg.clip_range, "time/update_s": seconds,
+                   "time/rollout_s": self.last_rollout[0],
+                   "time/rollout_env_s": self.last_rollout[1]}  # fmt: skip
+        for key, value in logged.items():
+            self.logger.record(key, value)
 
     def _gradient(self, idx: torch.Tensor, norm, policy_weight: float) -> list:
         """The minibatch ``idx``'s gradient into the parameters; its loss parts."""

@@ -219,7 +219,8 @@ class RLlibModel:
         self.policy = build_policy(config.features_dim, config.net_arch, config.activation,
                                    game.observation_size, game.num_actions,
                                    game.card_moves if config.card_head else None)  # fmt: skip
-        self.policy.optimizer = LearnerOptimizer(self, self.policy.optimizer.state_dict())
+        fresh = torch.optim.Adam(self.policy.parameters(), lr=0.0, eps=1e-5)
+        self.policy.optimizer = LearnerOptimizer(self, fresh.state_dict())
         self.modules = module_ids(config)
         self.num_timesteps = 0
         self.logger = configure(str(run_dir), ["tensorboard"])

@@ -1,7 +1,7 @@
 """The project's policy network as an RLlib RLModule (new API stack), with action masking.
 
 The module holds the very network the other trainers train and every agent plays
-(``agents.trained.build_policy``: an sb3-contrib ``MaskableActorCriticPolicy``) under the
+(``agents.trained.build_policy``: a ``networks.SeatPolicy``) under the
 attribute ``policy``, and computes its logits and values with the project's own functions
 (``masked_logits``, and in training the own PPO's ``legal_logits_and_values``: illegal
 moves at -1e8, so probability 0 and no gradient). Its weights are the checkpoint format's
@@ -75,7 +75,6 @@ class MaskedPolicyModule(TorchRLModule, ValueFunctionAPI):
             self.observation_space["observations"].shape[0], int(self.action_space.n),
             card_moves,
         )  # fmt: skip
-        del self.policy.optimizer  # the learner makes its own; this one would be dead weight
         self.action_dist_cls = MaskedCategorical
 
     @staticmethod

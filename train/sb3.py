@@ -27,14 +27,28 @@ def make_envs(config: TrainConfig, env_fns: list):
     return DummyVecEnv(env_fns)
 
 
+def policy_kwargs(features_dim: int, net_arch: list[int], activation: str) -> dict:
+    """sb3-contrib MaskableActorCriticPolicy arguments for the network of
+    ``agents/networks.py`` (the same layers and names as ``SeatPolicy``)."""
+    from commoncause.agents.networks import ACTIVATIONS, SeatEncoder
+
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
+    return {
+        "features_extractor_class": SeatEncoder,
+        "features_extractor_kwargs": {"features_dim": features_dim, "activation": activation},
+        "share_features_extractor": True,
+        "net_arch": {"pi": list(net_arch), "vf": list(net_arch)},
+        "activation_fn": ACTIVATIONS[activation],
+    }
+
+
 def make_model(config: TrainConfig, env, run_dir: str | Path):
     """A MaskablePPO with the config's network and hyperparameters, logging to TensorBoard
     in ``run_dir``."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
-
-    from commoncause.agents.networks import policy_kwargs
 
     cfg = config
     torch.set_num_threads(cfg.torch_threads)

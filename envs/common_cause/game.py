@@ -71,7 +71,8 @@ GAME = Game(
     checkpoint=lambda config: "checkpoints/normal/best.pt",
     levels={level: {"stock_size": size} for level, size in LEVELS.items()},
     summary=summary,
-    policies=("normal",),
+    # the shipped partner, then the benchmark zoo's trained partners (study/benchmark.py)
+    policies=("normal", "normal_seed11", "normal_seed12", "normal_scratch13", "rllib_normal"),
     studies={
         "analyze": "commoncause.envs.common_cause.study.cli",
         "benchmark": "commoncause.envs.common_cause.study.benchmark_cli",

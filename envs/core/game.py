@@ -248,8 +248,8 @@ class Game:
     turns (JSON-ready; public, as every seat may see them): Common Cause's loss reason,
     stock left and dealt and who took whose discards."""
     policies: tuple[str, ...] = ()
-    """The folders under ``checkpoints/`` of the policies the game ships (what ``checkpoint``
-    names): the one list packaging reads."""
+    """The folders under ``checkpoints/`` of the policies the game ships (those ``checkpoint``
+    names and those its studies play): the one list packaging reads."""
     studies: dict[str, str] = field(default_factory=dict)
     """The game's own studies, by command (``analyze``, ``benchmark``, ``calibrate``): the
     module of each, with ``add_arguments(parser)`` and ``run(args)``; ``commoncause

@@ -1,10 +1,19 @@
 """Options of a hand-coded agent as data: each a named choice among fixed words, written on
-the command line as ``baseline:<option>=<value>[;...]``."""
+the command line as ``baseline:<option>=<value>[;...]``; and the one rule for seeds."""
 
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
+
+SEED_RULE = "a seed is a whole number 0 or more"
+
+
+def check_seed(value: Any, what: str = "seed") -> int:
+    """``value`` as a seed; ValueError naming ``what`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{what} must be a whole number 0 or more, got {value!r}")
+    return value
 
 
 class AgentOptions:

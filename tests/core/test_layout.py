@@ -65,3 +65,20 @@ def test_bench_holds_benchmarks_and_studies_hold_the_one_off_measurements():
                "lay_down", "search_gaps"}  # fmt: skip
     assert studies <= {p.stem for p in (ROOT / "studies").glob("*.py")}
     assert not studies & {p.stem for p in (ROOT / "bench").glob("*.py")}
+
+
+def test_every_layer_imports_only_the_layers_below_it():
+    """The import graph read from the code (docs/hooks/imports.py, rendered on docs/layout.md):
+    no layer imports one above it, so there is no cycle between layers either."""
+    import sys
+
+    sys.path.insert(0, str(DOCS / "hooks"))
+    from imports import LAYERS, layer_graph
+
+    order = [layer for layer, _ in LAYERS]
+    graph = layer_graph()
+    assert "adapter" in graph["pettingzoo"] and "rules" in graph["adapter"]  # (it is read)
+    upward = [edges[0] for here, targets in graph.items() for there, edges in targets.items()
+              if order.index(there) > order.index(here)]  # fmt: skip
+    assert not upward, upward
+    assert "<!-- imports: layers -->" in (DOCS / "layout.md").read_text()

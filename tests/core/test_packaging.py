@@ -70,6 +70,17 @@ def test_wheel_carries_every_policy_a_game_ships(wheel):
     assert {f"commoncause/{r}" for r in shipped} <= names
 
 
+def test_wheel_carries_the_benchmark_zoos_trained_partners(wheel):
+    from commoncause.envs.common_cause.study.benchmark import ZOO
+
+    names = set(zipfile.ZipFile(wheel).namelist())
+    trained = [p.member for p in ZOO if p.member.endswith(".pt")]
+    assert len(trained) >= 4
+    for spec in trained:
+        assert Path(spec).parent.name in get_game("common_cause").policies, spec
+        assert f"commoncause/{spec}" in names, spec
+
+
 def test_installed_copy_finds_its_partner_and_plays(wheel, tmp_path):
     target = tmp_path / "site"
     subprocess.run(

@@ -1,6 +1,7 @@
 """A shipped checkpoint plays with torch alone: ``agents.networks.SeatPolicy`` loads best.pt
 in a process where SB3 cannot be imported and picks the same moves as ``PolicyAgent``, whose
-network gives the same logits as the sb3-contrib policy the trainers train."""
+network gives the same logits as sb3-contrib's policy on the same weights; and the network the
+torch trainer starts from is sb3-contrib's initial policy, weight for weight."""
 
 from __future__ import annotations
 
@@ -42,6 +43,38 @@ moves = get_game(game).card_moves if data.get("card_head") else None
 policy = SeatPolicy.load(path, moves)
 print(json.dumps([policy.act(np.array(obs, dtype=np.float32), legal) for obs, legal in decisions]))
 """
+
+
+def sb3_policy(features_dim: int, net_arch: list[int], activation: str, obs_size: int,
+               n_actions: int):  # fmt: skip
+    """sb3-contrib's policy for the network of ``train/sb3.py``."""
+    import gymnasium
+    import numpy as np
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from commoncause.train.sb3 import policy_kwargs
+
+    return MaskableActorCriticPolicy(
+        gymnasium.spaces.Box(0.0, 1.0, (obs_size,), np.float32),
+        gymnasium.spaces.Discrete(n_actions), lambda _: 0.0,
+        **policy_kwargs(features_dim, net_arch, activation),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("game", ["common_cause", "dummy_rummy"])
+def test_the_torch_trainers_network_starts_as_sb3_contribs(game):
+    record = get_game(game)
+    shape = (64, [32, 16], "tanh", record.observation_size, record.num_actions)
+    torch.manual_seed(7)
+    expected = sb3_policy(*shape).state_dict()
+    torch.manual_seed(7)
+    ours = build_policy(*shape).state_dict()
+    assert list(ours) == list(expected)
+    for key, weights in expected.items():
+        assert torch.equal(ours[key], weights), key
+    torch.manual_seed(8)
+    assert not torch.equal(build_policy(*shape).state_dict()["action_net.weight"],
+                           expected["action_net.weight"])  # fmt: skip
 
 
 class Seen:
@@ -94,10 +127,12 @@ def test_a_shipped_checkpoint_plays_with_torch_alone(name):
     expected = [move for _, _, move in seen]
     assert json.loads(run.stdout) == expected
     assert len(set(expected)) > 3
-    # the same logits as the sb3-contrib network the trainers train, on the same weights
+    # the same logits as the sb3-contrib network of the same shape, on the same weights
     data = load_checkpoint(path)
-    shape = [data[key] for key in ("features_dim", "net_arch", "activation", "obs_size")]
-    trained = build_policy(*shape, data["n_actions"], checkpoint_card_moves(data))
+    trained = sb3_policy(data["features_dim"], data["net_arch"], data["activation"],
+                         data["obs_size"], data["n_actions"])  # fmt: skip
+    if data.get("card_head"):
+        trained.card_head = PolicyAgent(path).policy.card_head
     trained.load_state_dict(data["policy"])
     obs = torch.tensor([obs for obs, _ in asked])
     mask = torch.zeros(len(asked), data["n_actions"], dtype=torch.bool)
