@@ -2,7 +2,7 @@
 
 A checkpoint is a plain ``torch.save`` dict of tensors and primitives, loaded with
 ``torch.load(weights_only=True)``: loading never runs code from the file. It holds the
-policy weights (``networks.SeatPolicy``, the layers of sb3-contrib's ``MaskableActorCriticPolicy``), the network shape, the game
+policy weights (``networks.SeatPolicy``: sb3-contrib's layers), the network shape, the game
 (``game``, a registry name; absent in older checkpoints, which are Common Cause's), the
 observation/action sizes and env version it was trained for, and, for resuming, the
 optimizer state, step count and the training config and model card. Sizes come from the

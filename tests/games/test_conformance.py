@@ -5,8 +5,9 @@ to the cards it cannot see (permuted); a clone, a deep copy and a pickle mid-gam
 identically; the move notation round trip for every legal move; every physical card in
 exactly one place; the golden record ``tests/golden/<game>_game.json`` replayed move by
 move; and the fast paths (a kept observer's caches, a reference encoder the game's own tests
-provide) equal to the plain ones. Each game plays its default config (``make_config()``);
-each game's variants and rules are in ``tests/games/<game>/``.
+provide, the digest of everything the env shows recorded before the speed work in
+``tests/games/env_digests.json``) equal to the plain ones. Each game plays its default
+config (``make_config()``); each game's variants and rules are in ``tests/games/<game>/``.
 
 The checks are plain functions of a game's registry name (``check_*``), so that
 ``test_new_game.py`` runs them on a game copied under a new name.
@@ -37,6 +38,7 @@ pytestmark = pytest.mark.filterwarnings(
 )
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+DIGESTS = Path(__file__).with_name("env_digests.json")
 SEEDS = (1, 2, 3)
 MAX_MOVES = 400
 """Moves per random game: enough for every phase of a hand, quick for every game."""
@@ -279,6 +281,19 @@ def test_golden_game_replays(name):
 @games
 def test_speed_exact_kept_observer_equals_a_fresh_one(name):
     check_kept_observer(name)
+
+
+@games
+def test_speed_exact_env_shows_what_it_showed_before_the_speed_work(name):
+    """The digest of everything the env shows over seeded random games equals the one
+    recorded before the speed work (``tests/games/env_digests.json``)."""
+    from bench.env_digest import digest
+
+    recorded = json.loads(DIGESTS.read_text())["games"].get(name)
+    if not recorded:
+        pytest.skip(f"{name} has no recorded env digest ({DIGESTS.name})")
+    for case in recorded:
+        assert digest(name, case["options"], case["games"]) == (case["sha256"], case["steps"]), case
 
 
 @games

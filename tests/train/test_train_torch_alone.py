@@ -16,7 +16,6 @@ import torch
 from commoncause.agents.trained import (
     PolicyAgent,
     build_policy,
-    checkpoint_card_moves,
     load_checkpoint,
     masked_logits,
 )
