@@ -46,7 +46,7 @@ from .base import Agent
 
 def can_search(game: Game) -> bool:
     """Whether the search agent plays this game: its seat view can sample deals."""
-    return callable(getattr(game.seat_view, "sample_deals", None))
+    return game.seat_view.searchable
 
 
 def require_search(game: Game) -> None:

@@ -43,7 +43,7 @@ class TrainingMonitor:
         self.bar.start()
         self.task = None
         self.games: list[tuple[bool, int, int, bool]] = []  # win, turns, pickups, baseline seat
-        self.team = getattr(getattr(trainer, "game", None), "team", True)
+        self.team = trainer.game.team
         self.seat_returns: list[float] = []  # competitive games: mean return of every game
         self.truncated = 0
         self.next_eval = 0

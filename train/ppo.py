@@ -105,7 +105,7 @@ class PPO(SeatTrajectories):
         self.logger = configure(str(run_dir), ["tensorboard"])
         self.generator = torch.Generator()
         n, zeros = len(envs), self._zeros
-        self.per_seat = bool(getattr(envs[0], "per_seat", False))
+        self.per_seat = bool(envs[0].per_seat)
         self.row0 = int(envs[0].num_seats) if self.per_seat else 0  # per seat: carry rows
         self.rows = rows = self.row0 + cfg.n_steps
         self._obs = zeros((n, obs_size)).numpy()  # the envs' current decisions

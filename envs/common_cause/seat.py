@@ -19,6 +19,7 @@ from .rules import GameConfig, GameState, Meld
 
 class SeatView(PileSeatView):
     __slots__ = ()
+    searchable = True
     _state: GameState
 
     # --- own cards and the public table ---------------------------------------

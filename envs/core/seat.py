@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -23,6 +23,10 @@ class SeatView:
     """One seat's view of a game in progress."""
 
     __slots__ = ("_state", "player", "_observer")
+
+    searchable: ClassVar[bool] = False
+    """Whether ``sample_deals`` re-deals what this seat cannot see (the search agent plays
+    only such games)."""
 
     def __init__(self, state: Any, player: int, observer: Any = None) -> None:
         self._state = state
@@ -121,6 +125,11 @@ class SeatView:
         """Examples of typed moves for ``play``'s help, e.g. ``discard kd, draw stock``."""
         return ""
 
+    def sample_deals(self, rng: random.Random, *belief: Any) -> Iterator[Any]:
+        """Games this seat may think possible, the hidden cards re-dealt (for search); a
+        game whose view is ``searchable`` implements it."""
+        raise NotImplementedError(f"{type(self).__name__} cannot sample deals")
+
     def observation(self) -> np.ndarray:
         """The numeric observation of this seat (the game's observer)."""
         if self._observer is None:
@@ -197,6 +206,7 @@ class HandsAndStockSeatView(PileSeatView):
     the discard log's ``taken`` a seat), and which search may re-deal (``sample_deals``)."""
 
     __slots__ = ()
+    searchable = True
 
     def known_cards(self) -> dict[int, list[int]]:
         """Per other seat, the physical cards publicly known to be in its hand: top discards

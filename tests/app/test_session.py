@@ -149,7 +149,8 @@ too, so that the list only shrinks."""
 def game_specific_code(path: Path) -> set[str]:
     """What a module above envs/ knows of particular games, in its code (docstrings and
     comments aside): a registry name (``envs.<name>`` imports included) or a probe of a
-    state, config or view for an attribute (``getattr(state, 'pickups'``, ``hasattr``)."""
+    state, config, view or game record for an attribute (``getattr(state, 'pickups'``,
+    ``hasattr``)."""
     import ast
     import re
 
@@ -162,7 +163,7 @@ def game_specific_code(path: Path) -> set[str]:
             if isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant):
                 body[i] = ast.Pass()  # a docstring (a module's, a class's, an attribute's)
     code = ast.unparse(tree)
-    probe = r"\b(?:getattr|hasattr)\((?:\w+\.)*(?:state|config|view|rules)\w*, '\w+'"
+    probe = r"\b(?:getattr|hasattr)\((?:\w+\.)*\w*(?:state|config|view|rules|game)\w*, '\w+'"
     names = r"\b(?:" + "|".join(game_names()) + r")\b"
     return {m.group() for m in re.finditer(f"{probe}|{names}", code)}
 
@@ -196,11 +197,13 @@ def test_the_guard_sees_names_and_probes(tmp_path):
         '    """getattr(state, "pickups")"""\n'
         '    a = hasattr(config, "stock_size"), getattr(game.config_type, "LEVELS", {})\n'
         '    return getattr(state, "pickups", 0), "open_rummy", a, "open_rummy_4p"\n'
+        '    b = callable(getattr(game.seat_view, "sample_deals", None))\n'
     )
     assert game_specific_code(module) == {
         "hasattr(config, 'stock_size'",
         "getattr(game.config_type, 'LEVELS'",
         "getattr(state, 'pickups'",
+        "getattr(game.seat_view, 'sample_deals'",
         "open_rummy",
     }
 
