@@ -4,15 +4,19 @@ the web server.
 
 A member is ``baseline`` (the game's own, ``baseline:<option>=<value>[;...]``), ``random``,
 ``trained`` (the game's shipped checkpoint), ``search[:<option>=<value>[;...]]`` (search on
-top of a blueprint, ``agents.search``), a checkpoint path (a policy for the game) or
+top of a blueprint, ``agents.search``), another shipped policy the game's record names
+(``Game.members``), a checkpoint path (a policy for the game; a relative path not found in
+the current folder is read in the project, where the shipped checkpoints are) or
 ``FILE.py:Class`` (``agents.user``).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+from commoncause import ROOT
 from commoncause.envs.registry import DEFAULT_GAME, get_game
 
 from .base import Agent, RandomAgent
@@ -26,6 +30,7 @@ AGENT_NAMES = (
     "random",
     "trained",
     "search[:<option>=<value>[;...]]",
+    "a shipped policy the game names (commoncause games)",
     "a checkpoint path (.pt)",
     "FILE.py:Class (your own agent class)",
 )
@@ -36,9 +41,9 @@ AGENT_CHOICES = f"{', '.join(AGENT_NAMES[:-1])} or {AGENT_NAMES[-1]}"
 def make_agent(spec: str, game: str = DEFAULT_GAME) -> Agent:
     """An agent from its name: ``baseline`` (the game's own baseline), ``baseline:jokers=hold``,
     ``random``, ``trained`` (the game's shipped checkpoint for its default config),
-    ``search:rollouts=16`` (search on top of a blueprint, ``agents.search``),
-    a checkpoint path (a policy for this game) or ``FILE.py:Class`` (``agents.user``).
-    Anything else is a ValueError that lists the choices."""
+    ``search:rollouts=16`` (search on top of a blueprint, ``agents.search``), a policy of
+    the game's ``members``, a checkpoint path (a policy for this game) or ``FILE.py:Class``
+    (``agents.user``). Anything else is a ValueError that lists the choices."""
     if is_user_spec(spec):
         return load_user_agent(spec)
     name, _, options = spec.partition(":")
@@ -49,8 +54,16 @@ def make_agent(spec: str, game: str = DEFAULT_GAME) -> Agent:
     if name == "search":
         parsed = SearchOptions.parse(options)
         return SearchAgent(parsed, game, *search_members(parsed, game))
-    if spec == "trained" or spec.endswith(".pt") or "/" in spec:
-        return PolicyAgent(shipped_checkpoint(game) if spec == "trained" else spec, game=game)
+    if spec == "trained":
+        return PolicyAgent(shipped_checkpoint(game), game=game)
+    members = get_game(game).members
+    if spec in members:
+        return PolicyAgent(ROOT / members[spec], game=game)
+    if spec.endswith(".pt") or "/" in spec:
+        path = Path(spec)
+        if not path.is_absolute() and not path.exists() and (ROOT / path).exists():
+            path = ROOT / path
+        return PolicyAgent(path, game=game)
     raise ValueError(f"unknown team member {spec!r}: choose {AGENT_CHOICES}")
 
 

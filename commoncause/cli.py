@@ -94,13 +94,16 @@ def _games_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_games(args: argparse.Namespace) -> int:
-    """List the registered games with their PettingZoo ids and titles."""
+    """List the registered games with their PettingZoo ids and titles (and the shipped
+    policies a team member may name beside ``trained``)."""
     from commoncause.envs.registry import DEFAULT_GAME, game_names, get_game
 
     for name in game_names():
         game = get_game(name)
         default = "  (default)" if name == DEFAULT_GAME else ""
         print(f"{name:<16} {game.env_id:<32} {game.title}{default}")
+        if game.members:
+            print(f"{'':<16} team members beside trained: {', '.join(game.members)}")
     return 0
 
 

@@ -250,6 +250,9 @@ class Game:
     policies: tuple[str, ...] = ()
     """The folders under ``checkpoints/`` of the policies the game ships (those ``checkpoint``
     names and those its studies play): the one list packaging reads."""
+    members: dict[str, str] = field(default_factory=dict)
+    """More shipped policies a team member may name, beside ``trained``: name -> checkpoint
+    path under the project (its folder also in ``policies``)."""
     studies: dict[str, str] = field(default_factory=dict)
     """The game's own studies, by command (``analyze``, ``benchmark``, ``calibrate``): the
     module of each, with ``add_arguments(parser)`` and ``run(args)``; ``commoncause

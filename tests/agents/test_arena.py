@@ -132,3 +132,29 @@ def test_one_report_keyed_by_seat_for_either_kind_of_game():
     assert table.games == 2 * table.deals == 6
     assert {r.seat for deal in table.by_deal for r in deal if r.member == 1} == {0, 1}
     assert set(table.to_json()) >= {"members", "vs_field", "truncated", "vs_field_per_hand"}
+
+
+def test_a_relative_checkpoint_path_is_found_in_the_project_from_any_folder(tmp_path,
+                                                                            monkeypatch):
+    """A shipped checkpoint named relative to the project (as the benchmark's zoo names its
+    trained partners) loads from another working folder, as in an installed copy."""
+    monkeypatch.chdir(tmp_path)
+    agent = make_agent("checkpoints/normal_seed11/best.pt")
+    assert agent.path == ROOT / "checkpoints" / "normal_seed11" / "best.pt"
+    with pytest.raises(ValueError, match="not found"):
+        make_agent("checkpoints/no_such_run/best.pt")
+
+
+def test_a_member_the_game_record_names_is_its_shipped_policy(monkeypatch):
+    """``Game.members``: a name for a shipped policy beside ``trained``; unknown elsewhere."""
+    from dataclasses import replace
+
+    import commoncause.agents.registry as registry
+
+    game = get_game("common_cause")
+    named = replace(game, members={"seed11": "checkpoints/normal_seed11/best.pt"})
+    monkeypatch.setattr(registry, "get_game", lambda name: named)
+    assert make_agent("seed11").path == ROOT / "checkpoints" / "normal_seed11" / "best.pt"
+    monkeypatch.setattr(registry, "get_game", lambda name: game)
+    with pytest.raises(ValueError, match="unknown team member 'seed11'"):
+        make_agent("seed11")
