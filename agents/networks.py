@@ -226,6 +226,16 @@ def build_critic(in_size: int, net_arch: list[int], activation: str) -> torch.nn
     return critic
 
 
+def trained_parameters(policy: torch.nn.Module, critic: torch.nn.Module | None) -> list:
+    """What PPO trains: the policy's parameters, or with a centralised ``critic`` the
+    critic's in place of the policy's own value layers (left untrained)."""
+    if critic is None:
+        return list(policy.parameters())
+    own_values = ("value_net.", "mlp_extractor.value_net.")
+    kept = [p for name, p in policy.named_parameters() if not name.startswith(own_values)]
+    return kept + list(critic.parameters())
+
+
 def legal_columns(mask: np.ndarray) -> torch.Tensor:
     """The moves legal in at least one row of a boolean (rows, moves) mask."""
     return torch.from_numpy(np.flatnonzero(mask.any(axis=0)))

@@ -27,7 +27,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from commoncause.agents.networks import build_critic, legal_columns, legal_logits_and_values
+from commoncause.agents.networks import (
+    build_critic,
+    legal_columns,
+    legal_logits_and_values,
+    trained_parameters,
+)
 from commoncause.agents.trained import build_policy
 
 from .config import TrainConfig
@@ -90,15 +95,11 @@ class PPO(SeatTrajectories):
             cfg.game_record().card_moves if cfg.card_head else None,
         )  # fmt: skip
         self.hidden_size = int(envs[0].hidden_size) if cfg.critic == "state" else 0
-        self.critic = None
-        self.params = list(self.policy.parameters())  # what the update trains
-        if self.hidden_size:  # the critic replaces the policy's value layers (left untrained)
+        self.critic = None  # (critic: state; it replaces the policy's value layers)
+        if self.hidden_size:
             self.critic = build_critic(obs_size + self.hidden_size, cfg.critic_net_arch,
                                        cfg.activation)  # fmt: skip
-            own_values = ("value_net.", "mlp_extractor.value_net.")
-            self.params = [p for name, p in self.policy.named_parameters()
-                           if not name.startswith(own_values)]  # fmt: skip
-            self.params += list(self.critic.parameters())
+        self.params = trained_parameters(self.policy, self.critic)  # what the update trains
         self.policy.optimizer = torch.optim.Adam(self.params, lr=cfg.learning_rate, eps=1e-5,
                                                  fused=True)  # fmt: skip
         self.num_timesteps = self.n_updates = 0
@@ -128,11 +129,10 @@ class PPO(SeatTrajectories):
         return torch.zeros(shape, dtype=dtype)
 
     def learning_rate(self) -> float:
-        """The config's rate, decayed linearly over total_steps (SB3's progress_remaining)."""
+        """The config's rate, with ``lr_decay`` decayed linearly over total_steps (SB3's)."""
         cfg = self.config
-        if not cfg.lr_decay:
-            return cfg.learning_rate
-        return cfg.learning_rate * max(0.0, 1.0 - self.num_timesteps / cfg.total_steps)
+        left = max(0.0, 1.0 - self.num_timesteps / cfg.total_steps) if cfg.lr_decay else 1.0
+        return cfg.learning_rate * left
 
     def learn(self, total_steps: int, monitor) -> None:
         """Rollouts and updates until ``num_timesteps`` reaches ``total_steps``."""
