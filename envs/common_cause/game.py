@@ -71,8 +71,10 @@ GAME = Game(
     checkpoint=lambda config: "checkpoints/normal/best.pt",
     levels={level: {"stock_size": size} for level, size in LEVELS.items()},
     summary=summary,
-    # the shipped partner, then the benchmark zoo's trained partners (study/benchmark.py)
-    policies=("normal", "normal_seed11", "normal_seed12", "normal_scratch13", "rllib_normal"),
+    # the shipped partner, the benchmark's ad-hoc partner, the zoo's trained partners
+    policies=("normal", "adhoc", "normal_seed11", "normal_seed12", "normal_scratch13",
+              "rllib_normal"),  # fmt: skip
+    members={"adhoc": "checkpoints/adhoc/best.pt"},
     studies={
         "analyze": "commoncause.envs.common_cause.study.cli",
         "benchmark": "commoncause.envs.common_cause.study.benchmark_cli",

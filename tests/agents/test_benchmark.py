@@ -58,6 +58,25 @@ def agent_file(tmp_path):
     return path
 
 
+def test_a_comparison_is_paired_over_the_same_deals():
+    """``compare``: the other member plays the same deals; the same strategy under another
+    spelling differs by exactly nothing, and a different one by its own scores' difference."""
+    same = run_benchmark("baseline", "test", games=6, workers=1, listen_games=0,
+                         compare="baseline:jokers=hold")  # fmt: skip
+    c = same["compare"]
+    assert c["agent"] == "baseline:jokers=hold"
+    low, high = c["self_play"]["ci95"]
+    assert c["self_play"]["value"] == 0 and low < 0 < high
+    assert c["adhoc"]["test"]["value"] == 0 and list(c["adhoc"]) == ["test"]
+    other = run_benchmark("baseline", "test", games=6, workers=1, listen_games=0,
+                          compare="random")  # fmt: skip
+    alone = run_benchmark("random", "test", games=6, workers=1, listen_games=0)
+    assert other["compare"]["adhoc"]["test"]["value"] == pytest.approx(
+        other["adhoc"]["test"]["win_rate"] - alone["adhoc"]["test"]["win_rate"]
+    )
+    assert other["adhoc"] == same["adhoc"]  # the agent's own figures do not change
+
+
 def test_zoo_has_eight_described_partners_four_held_out():
     names = [p.name for p in ZOO]
     assert len(names) == len(set(names)) >= 8

@@ -148,32 +148,37 @@ def run_benchmark(
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
     listen_games: int = LISTEN_GAMES,
+    compare: str | None = None,
 ) -> dict:
-    """Play the protocol for ``agent`` (a team-member spec) and return the benchmark JSON."""
+    """Play the protocol for ``agent`` (a team-member spec) and return the benchmark JSON;
+    with ``compare`` (another member) that member plays the same deals too, and ``compare``
+    holds the paired differences ``agent - compare`` of self-play and each split's score."""
     if games < 2:
         raise ValueError(f"--games must be at least 2, got {games}")
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
-    make_agent(agent)  # a member that does not load is refused before any game is played
+    members = [agent] if compare in (None, agent) else [agent, compare]
+    for member in members:
+        make_agent(member)  # a member that does not load is refused before any game
     zoo = partners(split)
     start = time.perf_counter()
     listen = min(listen_games, games)
     runs: dict[RunSpec, tuple[bool, int]] = {}  # (collect events, listening games)
-    for p in zoo:  # (a pairing with a partner of the agent's own spec is its self-play)
-        runs[RunSpec((agent, p.member))] = (False, 0)
-        runs[RunSpec((p.member, agent))] = (False, 0)
-    runs[RunSpec((agent, agent))] = (False, listen)
+    for member in reversed(members):  # (a pairing with a partner of the member's own spec
+        for p in zoo:  # is its self-play)
+            runs[RunSpec((member, p.member))] = (False, 0)
+            runs[RunSpec((p.member, member))] = (False, 0)
+        runs[RunSpec((member, member))] = (False, listen if member == agent else 0)
     runs[RunSpec((agent, agent), "blind")] = (False, 0)
     data = play_runs(runs, GameConfig.make("normal"), games, seed, workers, progress)
 
     self_play = data[RunSpec((agent, agent))]
     blind = data[RunSpec((agent, agent), "blind")]
-    rows, by_split = [], {s: [] for s in SPLITS}
+    rows = []
     for p in zoo:
         first = data[RunSpec((agent, p.member))].wins
         second = data[RunSpec((p.member, agent))].wins
-        per_deal = (first + second) / 2
-        figure = mean_interval(per_deal)
+        figure = mean_interval((first + second) / 2)
         rows.append(
             {
                 "name": p.name,
@@ -188,20 +193,19 @@ def run_benchmark(
                 "agent_second": rate(second.sum(), games)["value"],
             }
         )
-        by_split[p.split].append(per_deal)
+    scores = _split_scores(data, agent, zoo)
     adhoc = {}
-    for s, per_partner in by_split.items():
-        if per_partner:
-            pooled = mean_interval(np.mean(per_partner, axis=0))
-            adhoc[s] = {
-                "win_rate": pooled["value"],
-                "ci": [float(x) for x in pooled["ci95"]],
-                "partners": len(per_partner),
-                "deals": games,
-            }
+    for s, per_deal in scores.items():
+        pooled = mean_interval(per_deal)
+        adhoc[s] = {
+            "win_rate": pooled["value"],
+            "ci": [float(x) for x in pooled["ci95"]],
+            "partners": sum(p.split == s for p in zoo),
+            "deals": games,
+        }
     w = rate(self_play.wins.sum(), games)
     listening = listening_measures(self_play, games)
-    return {
+    result = {
         "benchmark": BENCHMARK,
         "agent": agent,
         "seed": seed,
@@ -223,9 +227,30 @@ def run_benchmark(
             "discard in place of the speaker's last one; message value = W - W_blind (paired); "
             "causal influence = KL(listener's draw | actual discard || mean over discards)",
         },
-        "seconds": round(time.perf_counter() - start, 1),
-        "workers": workers,
     }
+    if compare is not None:
+        other = _split_scores(data, compare, zoo)
+        result["compare"] = {
+            "agent": compare,
+            "self_play": paired_difference(
+                self_play.wins, data[RunSpec((compare, compare))].wins
+            ),
+            "adhoc": {s: paired_difference(scores[s], other[s]) for s in scores},
+            "method": "agent minus compare, paired over the same deals",
+        }
+    result |= {"seconds": round(time.perf_counter() - start, 1), "workers": workers}
+    return result
+
+
+def _split_scores(data: dict, member: str, zoo: tuple[Partner, ...]) -> dict[str, np.ndarray]:
+    """Per split of ``zoo``, each deal's mean win of ``member`` over the split's partners
+    and both seats."""
+    by_split: dict[str, list[np.ndarray]] = {s: [] for s in SPLITS}
+    for p in zoo:
+        first = data[RunSpec((member, p.member))].wins
+        second = data[RunSpec((p.member, member))].wins
+        by_split[p.split].append((first + second) / 2)
+    return {s: np.mean(rows, axis=0) for s, rows in by_split.items() if rows}
 
 
 def zoo_matrix(

@@ -45,6 +45,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help=f"self-play deals on which listening is measured (default {LISTEN_GAMES}; each "
         "costs a decision per other legal discard at every listener decision)",
     )  # fmt: skip
+    p.add_argument(
+        "--compare", metavar="SPEC",
+        help="another member played on the same deals: the paired differences of self-play "
+        "and each split's score (agent minus it)",
+    )  # fmt: skip
     p.add_argument("--json", type=Path, help="write the benchmark JSON here")
 
 
@@ -59,8 +64,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--listen-games must not be negative, got {args.listen_games}")
     with progress("benchmark games", 1) as done:
         result = run_benchmark(
-            args.agent, args.split, args.games, args.seed, args.workers, done, args.listen_games
-        )
+            args.agent, args.split, args.games, args.seed, args.workers, done,
+            args.listen_games, args.compare,
+        )  # fmt: skip
     table = Table(title=f"{BENCHMARK}: {args.agent}, seed {result['seed']}, "
                   f"{result['games']:,} deals per pairing and seat")  # fmt: skip
     for column in ("partner", "split", "win rate", "95% interval", "games"):
@@ -84,6 +90,12 @@ def run(args: argparse.Namespace) -> int:
         f"{mv['value']:+.1%} [{mv['ci95'][0]:+.1%}, {mv['ci95'][1]:+.1%}], causal influence "
         f"{s['causal_influence_bits']['value']:.3f} bits ({s['listening_games']} games)"
     )
+    if "compare" in result:
+        c = result["compare"]
+        parts = [("self-play", c["self_play"]), *c["adhoc"].items()]
+        print(f"minus {c['agent']}, paired over the same deals: " + ", ".join(
+            f"{name} {d['value']:+.1%} [{d['ci95'][0]:+.1%}, {d['ci95'][1]:+.1%}]"
+            for name, d in parts))  # fmt: skip
     print(f"{result['seconds']:.0f} s with {args.workers} worker(s)")
     if args.json is not None:
         args.json.write_text(json.dumps(result, indent=1) + "\n")
