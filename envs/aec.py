@@ -118,8 +118,8 @@ class RummyEnv(AECEnv, EzPickle):
         if max_moves is None:
             max_moves = self.GAME.max_moves
         super().__init__()
-        game = self.GAME
-        self.config = game.make_config(**options)
+        record = self.GAME
+        self.config = record.make_config(**options)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
@@ -128,23 +128,23 @@ class RummyEnv(AECEnv, EzPickle):
             raise ValueError(f"max_moves must be a positive int, got {max_moves!r}")
         self.render_mode = render_mode
         self.max_moves = max_moves
-        self.possible_agents = game.seat_names(self.config)
+        self.possible_agents = record.seat_names(self.config)
         self.agents = list(self.possible_agents)
         self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         obs_space = gymnasium.spaces.Dict(
             {
                 "observation": gymnasium.spaces.Box(
-                    0.0, 1.0, (game.observation_size,), np.float32
+                    0.0, 1.0, (record.observation_size,), np.float32
                 ),
-                "action_mask": gymnasium.spaces.Box(0, 1, (game.num_actions,), np.int8),
+                "action_mask": gymnasium.spaces.Box(0, 1, (record.num_actions,), np.int8),
             }
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {
-            a: gymnasium.spaces.Discrete(game.num_actions) for a in self.possible_agents
+            a: gymnasium.spaces.Discrete(record.num_actions) for a in self.possible_agents
         }
-        self.state_space = gymnasium.spaces.Box(0.0, 1.0, (game.state_size,), np.float32)
-        self.game = None  # the engine's state, after reset
+        self.state_space = gymnasium.spaces.Box(0.0, 1.0, (record.state_size,), np.float32)
+        self.game_state = None  # the engine's state, after reset (``state()`` is PettingZoo's)
         self._observers: list = []
         self._seeded = False
 
@@ -182,7 +182,7 @@ class RummyEnv(AECEnv, EzPickle):
             self._seeded = True
         if deck is None:
             deck = [int(c) for c in self.np_random.permutation(spec.size)]
-        self.game = self.GAME.new_state(self.config, deck)
+        self.game_state = self.GAME.new_state(self.config, deck)
         agents = self.possible_agents
         self._observers = [self.GAME.observer(seat) for seat in range(len(agents))]
         self.agents = list(agents)
@@ -194,78 +194,78 @@ class RummyEnv(AECEnv, EzPickle):
         self.moves = 0
         self._paid = False  # the last move paid some reward (the next must clear it)
         self.move_log: list[tuple[int, str]] = []  # (seat, move text), kept when rendering
-        self.agent_selection = agents[self.game.current]
-        if self.game.is_terminal:  # a deal that ends before the first move
-            self._pay(self.game.rewards())
+        self.agent_selection = agents[self.game_state.current]
+        if self.game_state.is_terminal:  # a deal that ends before the first move
+            self._pay(self.game_state.rewards())
 
-    def _require_game(self, what: str):
-        if self.game is None:
+    def _require_state(self, what: str):
+        if self.game_state is None:
             raise RuntimeError(f"call reset() before {what}: no game has been dealt yet")
-        return self.game
+        return self.game_state
 
     def _pay(self, earned: tuple[float, ...]) -> None:
         """Each seat's reward for the last move (the engine's ``rewards()``), and the end."""
-        game = self.game
+        state = self.game_state
         self._paid = any(earned)
         self.rewards = {a: earned[self._seat[a]] for a in self.agents}
-        if game.is_terminal:
+        if state.is_terminal:
             self.terminations = {a: True for a in self.agents}
-            returns = game.returns()
-            info = {"result": game.result, "outcome": game.outcome(), "turns": game.turns}
+            returns = state.returns()
+            info = {"result": state.result, "outcome": state.outcome(), "turns": state.turns}
             self.infos = {a: {**info, "return": returns[self._seat[a]]} for a in self.agents}
         self._accumulate_rewards()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        game = self.game
-        if game is None:
-            self._require_game("observe()")
+        state = self.game_state
+        if state is None:
+            self._require_state("observe()")
         seat = self._seat[agent]
         # the mask filled as bytes, then viewed as int8: faster than numpy's list indexing
         mask = bytearray(self.GAME.num_actions)
-        if seat == game.current:  # (no legal action once the game is over)
-            for a in game.legal_actions():
+        if seat == state.current:  # (no legal action once the game is over)
+            for a in state.legal_actions():
                 mask[a] = 1
         return {
-            "observation": self._observers[seat].encode(game),
+            "observation": self._observers[seat].encode(state),
             "action_mask": np.frombuffer(mask, dtype=_INT8),
         }
 
     def state(self) -> np.ndarray:
         """Every card, hidden ones included: for centralised critics in training only."""
-        return self.GAME.encode_state(self._require_game("state()"))
+        return self.GAME.encode_state(self._require_state("state()"))
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self.game
+        state = self.game_state
         if action is True or action is False or not isinstance(action, _INT_TYPES):
             raise IllegalMoveError(
-                -1, game.legal_actions(), f"an action is an int id, not {action!r}"
+                -1, state.legal_actions(), f"an action is an int id, not {action!r}"
             )
         action = int(action)
-        seat = game.current
-        if self.render_mode is not None and action in game.legal_actions():
-            self.move_log.append((seat, self.GAME.move_text(game, action)))
+        seat = state.current
+        if self.render_mode is not None and action in state.legal_actions():
+            self.move_log.append((seat, self.GAME.move_text(state, action)))
         try:
-            game.apply(action)
+            state.apply(action)
         except IllegalMoveError as e:
             raise IllegalMoveError(action, e.legal, self._illegal_message(action)) from None
         self._cumulative_rewards[agent] = 0.0  # (only now: a refused move keeps it pending)
         self.moves += 1
-        earned = game.rewards()
-        if self._paid or any(earned) or game.is_terminal:  # else every reward stays zero
+        earned = state.rewards()
+        if self._paid or any(earned) or state.is_terminal:  # else every reward stays zero
             self._pay(earned)
-        if self.moves >= self.max_moves and not game.is_terminal:
+        if self.moves >= self.max_moves and not state.is_terminal:
             self.truncations = {a: True for a in self.agents}
-        self.agent_selection = self.possible_agents[game.current]
+        self.agent_selection = self.possible_agents[state.current]
         if self.render_mode == "human":
             self.render()
 
     def _illegal_message(self, action: int) -> str:
         try:
-            name = repr(self.GAME.move_text(self.game, action))
+            name = repr(self.GAME.move_text(self.game_state, action))
         except ValueError:
             name = "out of range"
         legal = "; ".join(self.legal_moves())
@@ -275,25 +275,25 @@ class RummyEnv(AECEnv, EzPickle):
     # move notation
     def legal_moves(self) -> list[str]:
         """The current seat's legal moves in move notation."""
-        game = self._require_game("legal_moves()")
-        return [self.GAME.move_text(game, a) for a in game.legal_actions()]
+        state = self._require_state("legal_moves()")
+        return [self.GAME.move_text(state, a) for a in state.legal_actions()]
 
     def move_to_action(self, move: str) -> int:
-        return self.GAME.parse_move(self._require_game("move_to_action()"), move)
+        return self.GAME.parse_move(self._require_state("move_to_action()"), move)
 
     def action_to_move(self, action: int) -> str:
-        return self.GAME.move_text(self._require_game("action_to_move()"), int(action))
+        return self.GAME.move_text(self._require_state("action_to_move()"), int(action))
 
     @property
     def result(self) -> str | None:
         """The game's result code (e.g. "win"), or None while it goes on or before reset."""
-        return self.game.result if self.game is not None else None
+        return self.game_state.result if self.game_state is not None else None
 
     def render(self) -> str | None:
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; set render_mode='ansi'")
             return None
-        text = self.GAME.render(self._require_game("render()"), self.move_log[-6:])
+        text = self.GAME.render(self._require_state("render()"), self.move_log[-6:])
         if self.render_mode == "ansi":
             return text
         print(text)
@@ -305,13 +305,13 @@ class RummyEnv(AECEnv, EzPickle):
     # ------------------------------------------------------------------------------
     # copies keep the game in progress (EzPickle alone would rebuild a fresh env)
     def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state["_observers"] = []
-        return state
+        attrs = dict(self.__dict__)
+        attrs["_observers"] = []
+        return attrs
 
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        if self.game is not None:
+    def __setstate__(self, attrs: dict) -> None:
+        self.__dict__.update(attrs)
+        if self.game_state is not None:
             self._observers = [self.GAME.observer(s) for s in range(len(self.possible_agents))]
 
 

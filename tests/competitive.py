@@ -142,7 +142,7 @@ def check_mask_equals_legal_moves(e: Any, seed: int, max_iter: int) -> None:
         if term or trunc:
             e.step(None)
             continue
-        legal = e.unwrapped.game.legal_actions()
+        legal = e.unwrapped.game_state.legal_actions()
         assert np.flatnonzero(obs["action_mask"]).tolist() == legal
         for other in e.agents:
             if other != agent:
@@ -226,7 +226,7 @@ class Golden:
         engine's ``score`` attribute and the returns."""
         e = game_env(self.name)(render_mode="ansi", **self.env_kwargs)
         e.reset(seed=seed)
-        game = e.unwrapped.game
+        game = e.unwrapped.game_state
         record = e.unwrapped.GAME
         seats = len(e.possible_agents)
         agents = [record.baseline("") for _ in range(seats)]
@@ -326,12 +326,12 @@ def check_illegal_move_refused(e: Any, deck: list[str], move: str) -> None:
     """After a reset to ``deck``, playing ``move`` raises (naming the legal moves) and
     changes nothing."""
     e.reset(options={"deck": deck})
-    game = e.unwrapped.game
+    game = e.unwrapped.game_state
     before = [list(h) for h in game.hands]
     with pytest.raises(IllegalMoveError, match="legal moves: draw stock; draw discard"):
         e.step(e.unwrapped.GAME.parse_move(game, move))
-    assert [list(h) for h in e.unwrapped.game.hands] == before
-    assert e.unwrapped.game.history == []
+    assert [list(h) for h in e.unwrapped.game_state.hands] == before
+    assert e.unwrapped.game_state.history == []
 
 
 def malformed_decks(deck: list[str]) -> list[tuple[list[str], str]]:

@@ -79,7 +79,7 @@ class RLlibSeats(BaseWrapper):
         while env.agents and not (
             env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
         ):
-            legal = env.game.legal_actions()
+            legal = env.game_state.legal_actions()
             if len(legal) != 1:
                 return
             env.step(legal[0])

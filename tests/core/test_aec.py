@@ -45,7 +45,7 @@ def snapshot(e) -> dict:
         "agent_selection": raw.agent_selection,
         "agents": raw.agents,
         "last": e.last(),
-        "history": raw.game.history,
+        "history": raw.game_state.history,
         "moves": raw.moves,
         "move_log": raw.move_log,
         "legal_moves": raw.legal_moves(),
@@ -141,7 +141,7 @@ def test_reset_takes_a_deck_of_numpy_ints(name, as_numpy):
     a, b = make_env(name), make_env(name)
     a.reset(options={"deck": deck})
     b.reset(options={"deck": plain})
-    assert a.unwrapped.game.deck == b.unwrapped.game.deck
+    assert a.unwrapped.game_state.deck == b.unwrapped.game_state.deck
     for agent in a.possible_agents:
         assert np.array_equal(a.observe(agent)["observation"], b.observe(agent)["observation"])
 
@@ -186,4 +186,4 @@ def test_a_refused_reset_changes_nothing(name, options):
     assert snapshot(e) == before
     e.reset()
     twin.reset()
-    assert e.unwrapped.game.deck == twin.unwrapped.game.deck
+    assert e.unwrapped.game_state.deck == twin.unwrapped.game_state.deck

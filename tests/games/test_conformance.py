@@ -162,15 +162,15 @@ def check_copies_play_on(name: str) -> None:
             obs, *_ = e.last()
             e.step(int(obs["action_mask"].nonzero()[0][-1]))
         twin = copy.deepcopy(e) if how == "deepcopy" else pickle.loads(pickle.dumps(e))
-        clone = e.unwrapped.game.clone()
-        assert twin.unwrapped.game is not e.unwrapped.game
+        clone = e.unwrapped.game_state.clone()
+        assert twin.unwrapped.game_state is not e.unwrapped.game_state
         for _agent in e.agent_iter(max_iter=MAX_MOVES):
             obs, reward, term, trunc, _ = e.last()
             t_obs, t_reward, *_ = twin.last()
             assert np.array_equal(obs["observation"], t_obs["observation"]) and reward == t_reward
             if not (term or trunc):
                 seat = clone.current
-                assert clone.legal_actions() == e.unwrapped.game.legal_actions()
+                assert clone.legal_actions() == e.unwrapped.game_state.legal_actions()
                 assert np.array_equal(game.observer(seat).encode(clone), obs["observation"])
             action = None if term or trunc else int(obs["action_mask"].nonzero()[0][0])
             e.step(action)
@@ -193,11 +193,11 @@ def check_golden(name: str, path: Path | None = None) -> None:
     if "result" in record:
         assert e.unwrapped.result == record["result"]
     if "turns" in record:
-        assert e.unwrapped.game.turns == record["turns"]
+        assert e.unwrapped.game_state.turns == record["turns"]
     if "returns" in record:
         assert [earned[a] for a in e.possible_agents] == record["returns"]
     for key in sorted(set(record) - GOLDEN_KEYS - {"returns"}):
-        assert getattr(e.unwrapped.game, key) == record[key], key
+        assert getattr(e.unwrapped.game_state, key) == record[key], key
 
 
 def check_kept_observer(name: str) -> None:

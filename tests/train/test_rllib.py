@@ -254,7 +254,7 @@ def _same_probabilities(module, checkpoint: Path, positions: int = 30) -> None:
     agent = PolicyAgent(checkpoint, game="common_cause")
     for env, name in _positions("common_cause", {"level": "normal"}, positions):
         raw = env.unwrapped
-        view = raw.GAME.seat_view(raw.game, raw.possible_agents.index(name))
+        view = raw.GAME.seat_view(raw.game_state, raw.possible_agents.index(name))
         np.testing.assert_allclose(
             _module_probabilities(module, env.observe(name)), agent.probabilities(view),
             atol=1e-6,

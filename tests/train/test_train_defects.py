@@ -279,7 +279,7 @@ def test_selfplay_deals_through_the_record_as_the_pettingzoo_env_deals(game, opt
         env.np_random = np.random.Generator(np.random.PCG64(seed))
         dealt = env._deal(None)
         aec.reset(seed=int(np.random.Generator(np.random.PCG64(seed)).integers(2**31)))
-        assert record.encode_state(dealt).tolist() == record.encode_state(aec.game).tolist()
+        assert record.encode_state(dealt).tolist() == record.encode_state(aec.game_state).tolist()
     with pytest.raises(ValueError, match="unknown reset option"):
         env.reset(options={"shuffle": True})
 

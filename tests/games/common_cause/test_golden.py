@@ -44,7 +44,7 @@ ENV_KWARGS = {"level": "normal"}
 
 
 def policy(e) -> int:
-    game = e.unwrapped.game
+    game = e.unwrapped.game_state
     legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"]).tolist()
     if DRAW_DISCARD in legal:
         return DRAW_DISCARD
@@ -63,10 +63,10 @@ def policy(e) -> int:
 def record(seed: int, kwargs: dict) -> dict:
     e = env(render_mode="ansi", **kwargs)
     e.reset(seed=seed)
-    deck = deck_codes(e.unwrapped.game.deck)
+    deck = deck_codes(e.unwrapped.game_state.deck)
     steps = []
     while not any(e.terminations.values()) and not any(e.truncations.values()):
-        player = e.unwrapped.game.current
+        player = e.unwrapped.game_state.current
         action = policy(e)
         move = e.action_to_move(action)
         e.step(action)
@@ -78,7 +78,7 @@ def record(seed: int, kwargs: dict) -> dict:
         "initial_render": None,
         "steps": steps,
         "result": e.unwrapped.result,
-        "turns": e.unwrapped.game.turns,
+        "turns": e.unwrapped.game_state.turns,
     }
 
 

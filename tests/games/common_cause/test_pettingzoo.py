@@ -123,7 +123,7 @@ def test_state_shows_every_card(kwargs):
 
     def check() -> None:
         s = e.state()
-        game = e.unwrapped.game
+        game = e.unwrapped.game_state
         assert s.shape == (STATE_SIZE,) and s.dtype == np.float32
         assert e.unwrapped.state_space.contains(s)
         stock, aside = s[OBS_SIZE : OBS_SIZE + 54], s[OBS_SIZE + 54 : OBS_SIZE + 108]
@@ -148,7 +148,7 @@ def test_hidden_planes_show_what_a_seat_does_not_see_for_critics():
 
     e = env()
     e.reset(seed=5)
-    game = e.unwrapped.game
+    game = e.unwrapped.game_state
     for _ in range(2):
         seat = game.current
         full = encode_state(game)
@@ -176,17 +176,17 @@ def test_same_seed_same_game():
         for _ in play_greedy(e, rng):
             obs = [e.observe(a) for a in AGENTS]
             trace.append((e.render(), [o["observation"].tobytes() for o in obs]))
-        return e.unwrapped.game.deck, trace, e.unwrapped.result
+        return e.unwrapped.game_state.deck, trace, e.unwrapped.result
 
     assert game(11) == game(11)
     assert game(11)[0] != game(12)[0]
     e = env()
     e.reset(seed=5)
-    deck = list(e.unwrapped.game.deck)
+    deck = list(e.unwrapped.game_state.deck)
     e.reset()  # continues the seeded generator: a new deal
-    assert e.unwrapped.game.deck != deck
+    assert e.unwrapped.game_state.deck != deck
     e.reset(seed=5)
-    assert e.unwrapped.game.deck == deck
+    assert e.unwrapped.game_state.deck == deck
 
 
 @pytest.mark.parametrize("stock_size", [0, 1, 22, 33])
@@ -195,7 +195,7 @@ def test_reset_with_deck_deals_as_documented(stock_size):
     random.Random(stock_size).shuffle(codes)
     e = env(stock_size=stock_size)
     e.reset(options={"deck": codes})
-    game = e.unwrapped.game
+    game = e.unwrapped.game_state
 
     def cards(xs):
         return sorted(card_code(c) for c in xs)
@@ -217,10 +217,10 @@ def test_reset_with_deck_deals_as_documented(stock_size):
         if not legal:  # the empty-stock deal bug (see test_properties)
             break
         if DRAW_STOCK in legal:
-            p = e.unwrapped.game.current
-            before = list(e.unwrapped.game.hands[p])
+            p = e.unwrapped.game_state.current
+            before = list(e.unwrapped.game_state.hands[p])
             e.step(DRAW_STOCK)
-            (new,) = [c for c in e.unwrapped.game.hands[p] if c not in before]
+            (new,) = [c for c in e.unwrapped.game_state.hands[p] if c not in before]
             drawn.append(card_code(new))
             legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"]).tolist()
             discards = [a for a in legal if ACTIONS[a].kind == DISCARD]

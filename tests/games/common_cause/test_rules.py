@@ -52,12 +52,12 @@ def env_play(e, *texts: str) -> None:
         raw = e.unwrapped
         assert text in raw.legal_moves(), (text, raw.legal_moves())
         e.step(raw.move_to_action(text))
-        check_cards(raw.game)
+        check_cards(raw.game_state)
 
 
 def assert_round_trip(e) -> None:
     raw = e.unwrapped
-    legal = raw.game.legal_actions()
+    legal = raw.game_state.legal_actions()
     assert [raw.action_to_move(a) for a in legal] == raw.legal_moves()
     for a in legal:
         assert raw.move_to_action(raw.action_to_move(a)) == a
@@ -92,7 +92,7 @@ def test_put_aside_count(stock_size):
     deck = deal(H0, H1, "KS", "", stock_size)
     e = env(stock_size=stock_size)
     e.reset(options={"deck": deck})
-    g = e.unwrapped.game
+    g = e.unwrapped.game_state
     assert len(g.stock) == stock_size and len(g.aside) == 33 - stock_size
     aside = [card_code(c) for c in g.aside]
     assert aside == deck[21 : 21 + 33 - stock_size]
@@ -110,7 +110,7 @@ def test_levels_and_stock_size_override():
     assert raw_env(level="hard", stock_size=33).config.stock_size == 33
     e = env(level="full")
     e.reset(options={"deck": deal(H0, H1, "KS", "", 33)})
-    assert len(e.unwrapped.game.stock) == 33 and e.unwrapped.game.aside == []
+    assert len(e.unwrapped.game_state.stock) == 33 and e.unwrapped.game_state.aside == []
 
 
 @pytest.mark.parametrize(
@@ -530,7 +530,7 @@ def test_loss_when_stock_is_empty_and_top_discard_unplaceable():
     e = env(stock_size=2)
     e.reset(options={"deck": deal(H0, H1, "QH", "7S KS", 2)})
     env_play(e, "draw stock", "discard 7S", "draw stock", "discard KS")
-    g = e.unwrapped.game
+    g = e.unwrapped.game_state
     assert g.stock == [] and g.result is None and not any(e.terminations.values())
     assert e.agent_selection == "player_0" and e.unwrapped.legal_moves() == ["draw stock"]
     env_play(e, "draw stock")
@@ -553,7 +553,7 @@ def test_stock_zero_with_unplaceable_upcard_loses_on_the_first_move():
     # reading #8: 9H fits nothing in player_0's hand; the env does not start a game over
     e = env(stock_size=0)
     e.reset(options={"deck": deal(E0, E1, "9H", "", 0)})
-    g = e.unwrapped.game
+    g = e.unwrapped.game_state
     assert g.result is None and not any(e.terminations.values())
     assert e.unwrapped.legal_moves() == ["draw stock"]
     assert e.observe("player_0")["action_mask"].sum() == 1
@@ -639,7 +639,7 @@ BEN = "7D 4C 5C 2S 3H 8S 10D 6H 9S 5D"
 def test_worked_example():
     e = env(level="normal", render_mode="ansi")
     e.reset(options={"deck": deal(ANNA, BEN, "AS", "4H 8D 7C 6C", 22)})
-    g = e.unwrapped.game
+    g = e.unwrapped.game_state
     assert len(g.stock) == 22 and e.agent_selection == "player_0"
 
     def step(*texts):
@@ -758,7 +758,7 @@ def test_illegal_action_raises_and_changes_nothing():
     for key in ("observation", "action_mask"):
         assert np.array_equal(before_obs[key], after_obs[key])
     env_play(e, "draw stock")  # the game goes on normally
-    assert "7S" in hand(raw.game, 0)
+    assert "7S" in hand(raw.game_state, 0)
 
 
 def test_terminate_illegal_wrapper_ends_the_game():
@@ -768,7 +768,7 @@ def test_terminate_illegal_wrapper_ends_the_game():
     w.step(w.unwrapped.move_to_action("discard 2C"))
     assert all(w.terminations.values())
     assert w.rewards["player_0"] == -1 and w.rewards["player_1"] == 0
-    assert w.unwrapped.game.result is None  # the game itself was not played on
+    assert w.unwrapped.game_state.result is None  # the game itself was not played on
 
 
 def run_python(script: str) -> None:

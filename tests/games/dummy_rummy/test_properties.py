@@ -89,7 +89,7 @@ def test_truncation_is_a_safety_net():
     for _ in e.agent_iter():
         _, reward, term, trunc, _ = e.last()
         e.step(None if term or trunc else int(np.flatnonzero(e.last()[0]["action_mask"])[0]))
-    assert e.unwrapped.moves == 50 and not e.unwrapped.game.is_terminal
+    assert e.unwrapped.moves == 50 and not e.unwrapped.game_state.is_terminal
 
 
 @given(

@@ -227,7 +227,7 @@ def test_truncation_still_cuts_a_game_that_goes_on_after_a_dead_round():
     random.Random(seed).shuffle(deck)
     e = env(num_players=2, jokers=0, target=100, max_moves=800)
     e.reset(options={"deck": config.deck.codes(deck)})
-    game = e.unwrapped.game
+    game = e.unwrapped.game_state
     for _, action in random_play("open_rummy", config, seed, eager, SET_STEP_BASE, 700):
         e.step(action)
         if game.round_no:
@@ -251,5 +251,5 @@ def test_truncation_is_a_safety_net():
         legal = np.flatnonzero(mask)
         draws = [a for a in legal if a < 2]  # draw and discard only: the round never ends
         e.step(int(draws[0]) if draws else int(max(a for a in legal if 2 <= a < 55)))
-    assert e.unwrapped.moves == 40 and not e.unwrapped.game.is_terminal
+    assert e.unwrapped.moves == 40 and not e.unwrapped.game_state.is_terminal
     assert e.unwrapped.GAME.max_moves == env().unwrapped.max_moves == 5000  # the default

@@ -304,7 +304,7 @@ def test_reading_14_round_rewards_sum_to_the_round_change():
         for i, a in enumerate(e.possible_agents):
             earned[i] += e.rewards[a]
     assert all(e.terminations.values())
-    assert earned == [float(x) for x in e.unwrapped.game.round_scores[0]]
+    assert earned == [float(x) for x in e.unwrapped.game_state.round_scores[0]]
 
 
 # ------------------------------------------------------------------------------ deal, stock
@@ -323,7 +323,7 @@ def test_reading_1_jokers_option_and_reading_2_eight_players():
 def test_reading_2_twelve_cards_each_at_eight_players_whatever_the_jokers(jokers):
     eight = env(num_players=8, jokers=jokers)
     eight.reset(seed=jokers)
-    state = eight.unwrapped.game
+    state = eight.unwrapped.game_state
     assert [len(h) for h in state.hands] == [12] * 8 and len(state.discard) == 1
     assert len(state.stock) == 7 + jokers  # 13 each: a stock of jokers - 1 (none: no deal)
     seven = GAME.new_game(OpenConfig(num_players=7, jokers=jokers), seed=jokers)
@@ -373,9 +373,9 @@ def test_notation_round_trips_and_names_problems():
 def test_illegal_action_raises_and_changes_nothing():
     e = env(num_players=2, rounds=1, card_swap=False)
     check_illegal_move_refused(e, deal([GOES_OUT, NO_MELD], "5H", "6C"), "discard 2S")
-    assert e.unwrapped.game.phase == DRAW_PHASE
+    assert e.unwrapped.game_state.phase == DRAW_PHASE
     e.step(e.move_to_action("draw stock"))
-    assert e.unwrapped.game.phase == PLACE_PHASE
+    assert e.unwrapped.game_state.phase == PLACE_PHASE
 
 
 @pytest.mark.parametrize("deck, problem", malformed_decks(deal([GOES_OUT, NO_MELD], "5H")))
