@@ -2,8 +2,8 @@
 
 ``envs/``, ``agents/`` and ``train/`` become ``commoncause.envs`` and so on, so a wheel puts
 only ``commoncause`` in site-packages; every game's shipped policies (its record's
-``policies``: Common Cause's ``checkpoints/normal/``, the rummies' per seat count) and the
-configs travel with it. Every other setting is in pyproject.toml.
+``policies``: Common Cause's partners, ``adhoc`` and the benchmark zoo's, the rummies' per
+seat count) and the configs travel with it. Every other setting is in pyproject.toml.
 """
 
 import ast

@@ -63,10 +63,10 @@ class Heads(torch.nn.Module):
 class SeatPolicy(torch.nn.Module):
     """A trained policy with torch alone: ``SeatPolicy.load("best.pt").act(obs, legal)``.
 
-    The layers and their names are those of the sb3-contrib policy the trainers train (the
-    shared layer is registered as ``features_extractor`` and, as SB3 does, under its two
-    aliases ``pi_``/``vf_features_extractor``), so a checkpoint's ``policy`` weights load
-    as they are."""
+    The torch and RLlib trainers train it (``agents.trained.build_policy``); its layers and
+    their names are those of sb3-contrib's ``MaskableActorCriticPolicy`` (the shared layer
+    is registered as ``features_extractor`` and, as SB3 does, under its two aliases
+    ``pi_``/``vf_features_extractor``), so the weights of either trainer load as they are."""
 
     def __init__(self, obs_size: int, n_actions: int, features_dim: int = 256,
                  net_arch: list[int] | tuple[int, ...] = (128,), activation: str = "tanh",

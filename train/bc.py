@@ -133,8 +133,8 @@ def behaviour_clone(
     chunk_decisions: int = 40_000,
     progress: Callable[[int, dict], None] | None = None,
 ) -> dict:
-    """Train ``policy`` (a MaskableActorCriticPolicy) to imitate ``game``'s baseline on
-    ``config``.
+    """Train ``policy`` (a ``SeatPolicy``, or sb3-contrib's policy under ``trainer: sb3``) to
+    imitate ``game``'s baseline on ``config``.
 
     ``progress(games_done, metrics)`` is called after each chunk. Returns the last metrics:
     ``bc/loss``, ``bc/accuracy`` (agreement with the baseline on the chunk it trained on),

@@ -3,9 +3,9 @@
 Read this file for the algorithm: a rollout of ``n_steps`` moves of every env into a buffer,
 GAE, then ``n_epochs`` passes of minibatches with the clipped surrogate, the value loss and an
 entropy bonus over the legal moves only, gradient clipping and Adam (eps 1e-5) at a linearly
-decaying rate, stopped early past 1.5 * ``target_kl``: sb3-contrib's MaskablePPO on the same
-network (``agents.networks.SeatPolicy``) and ``SelfPlayEnv`` games. Metrics go to a
-TensorBoard logger under SB3's names.
+decaying rate, stopped early past 1.5 * ``target_kl``: sb3-contrib's MaskablePPO algorithm, on
+``agents.networks.SeatPolicy`` (its network's layers) and ``SelfPlayEnv`` games. Metrics go
+to SB3's TensorBoard logger under SB3's names.
 
 A team game (Common Cause) keeps one stream per env: a transition bootstraps from the env's
 next decision, whichever seat makes it. A competitive game keeps one trajectory per seat
@@ -297,13 +297,13 @@ class PPO(SeatTrajectories):
         explained = float("nan") if var == 0 else 1 - float((rets - values).var(correction=0)) / var
         seconds = time.perf_counter() - started
         self.timing["update_s"] += seconds
-        names = {"pg": "policy_gradient_loss", "value": "value_loss", "entropy": "entropy_loss",
+        names = {"entropy": "entropy_loss", "pg": "policy_gradient_loss", "value": "value_loss",
                  "kl": "approx_kl", "clip": "clip_fraction"}  # fmt: skip
-        logged = {f"train/{name}": float(np.mean(sums[part])) for part, name in names.items()}
-        logged |= {"train/learning_rate": lr, "train/loss": sums["loss"][-1],
-                   "train/explained_variance": explained, "train/n_updates": self.n_updates,
-                   "train/clip_range": cfg.clip_range, "time/update_s": seconds,
-                   "time/rollout_s": self.last_rollout[0],
+        logged = {"train/learning_rate": lr}
+        logged |= {f"train/{name}": float(np.mean(sums[part])) for part, name in names.items()}
+        logged |= {"train/loss": sums["loss"][-1], "train/explained_variance": explained,
+                   "train/n_updates": self.n_updates, "train/clip_range": cfg.clip_range,
+                   "time/update_s": seconds, "time/rollout_s": self.last_rollout[0],
                    "time/rollout_env_s": self.last_rollout[1]}  # fmt: skip
         for key, value in logged.items():
             self.logger.record(key, value)

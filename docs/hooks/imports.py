@@ -18,7 +18,8 @@ MARKERS = {"commoncause", "commoncause.envs", "commoncause.agents", "commoncause
 """Package markers, in no layer (``commoncause/__init__.py`` says where the project lies)."""
 
 LAYERS: tuple[tuple[str, str], ...] = (
-    ("rules", "envs/core/ and each game's folder but its PettingZoo module and study/"),
+    ("core", "envs/core/ (cards, meld rules, the game protocol, the seat view base)"),
+    ("rules", "each game's folder but its PettingZoo module and study/"),
     ("registry", "envs/registry.py"),
     ("adapter", "envs/aec.py"),
     ("pettingzoo", "envs/<game>/<game>.py"),
@@ -44,7 +45,7 @@ def layer_of(path: Path) -> str:
             return "studies"
         if len(parts) > 2 and parts[2] == f"{parts[1]}.py":
             return "pettingzoo"
-        return "rules"
+        return "core" if parts[1] == "core" else "rules"
     return {"agents": "agents", "train": "training", "commoncause": "app"}[top]
 
 
@@ -108,6 +109,7 @@ def table() -> str:
     graph = layer_graph()
     rows = ["| layer | holds | imports |", "|---|---|---|"]
     for layer, holds in LAYERS:
+        holds = holds.replace("<", "&lt;").replace(">", "&gt;")  # (a folder's <game>)
         rows.append(f"| {layer} | {holds} | {', '.join(sorted(graph[layer])) or '(nothing)'} |")
     return "\n".join(rows)
 

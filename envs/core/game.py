@@ -216,7 +216,9 @@ class Game:
     """An observer for one seat: ``observer(seat).encode(state) -> np.ndarray``; it keeps
     its own caches and reads only what that seat may see."""
     encode_state: Callable[[State], np.ndarray]
-    seat_view: Callable[[State, int], SeatView]
+    seat_view: type[SeatView]
+    """The game's seat view class, built as ``seat_view(state, seat)`` (its ``searchable``
+    says whether the search agent plays the game)."""
     move_text: Callable[[State, int], str]
     parse_move: Callable[[State, str], int]
     render: Callable[[State, list[tuple[int, str]]], str]

@@ -74,7 +74,9 @@ def test_a_comparison_is_paired_over_the_same_deals():
     assert other["compare"]["adhoc"]["test"]["value"] == pytest.approx(
         other["adhoc"]["test"]["win_rate"] - alone["adhoc"]["test"]["win_rate"]
     )
-    assert other["adhoc"] == same["adhoc"]  # the agent's own figures do not change
+    own = run_benchmark("baseline", "test", games=6, workers=1, listen_games=0)
+    assert other["adhoc"] == same["adhoc"] == own["adhoc"]  # the agent's own figures stay
+    assert other["partners"] == own["partners"] and "compare" not in own
 
 
 def test_zoo_has_eight_described_partners_four_held_out():

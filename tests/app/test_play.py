@@ -267,7 +267,6 @@ def test_resume_refuses_finished_game_and_other_options(full_game, tmp_path):
 
 def test_trained_partner_records_probabilities(tmp_path):
     torch = pytest.importorskip("torch")
-    pytest.importorskip("sb3_contrib")
     from commoncause.agents.trained import FORMAT, build_policy
     from commoncause.envs.common_cause.actions import N_ACTIONS
     from commoncause.envs.common_cause.observer import OBS_SIZE

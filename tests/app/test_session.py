@@ -171,8 +171,8 @@ def game_specific_code(path: Path) -> set[str]:
 def test_no_module_above_envs_names_a_game_or_probes_a_state():
     """Everything above envs/ (commoncause/, agents/, train/; the registry and each game's
     study live under envs/) reads a game through its Game record, the state protocol and
-    the seat view: no registry names, no getattr/hasattr probes of a state, config or view
-    (issue 37 item 1). The page's script names none either."""
+    the seat view: no registry names, no getattr/hasattr probes of a state, config, view
+    or game record (issue 37 item 1). The page's script names none either."""
     found = set()
     for folder in ("commoncause", "agents", "train"):
         for path in sorted((ROOT / folder).rglob("*.py")):

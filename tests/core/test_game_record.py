@@ -114,3 +114,20 @@ def test_the_screens_name_the_other_seats_in_the_games_words(tmp_path):
     s = PlaySession.new(seats=["human", "baseline"], seed=3, record_dir=tmp_path)
     assert seat_names(s.screen(1)) == {1: "you", 0: "partner"}
     assert get_game("dummy_rummy").others == "the other players"
+
+
+def test_every_member_a_record_names_is_a_shipped_policy_that_loads():
+    """``Game.members``: each path exists, its folder is in the record's ``policies`` (so
+    the wheel carries it), and ``make_agent(name, game)`` loads it."""
+    from commoncause import ROOT
+    from commoncause.agents.registry import make_agent
+
+    named = 0
+    for name in game_names():
+        game = get_game(name)
+        for member, path in game.members.items():
+            assert (ROOT / path).is_file(), (name, member)
+            assert Path(path).parent.name in game.policies, (name, member)
+            assert make_agent(member, name).path == ROOT / path
+            named += 1
+    assert named >= 1  # (Common Cause's adhoc)

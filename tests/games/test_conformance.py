@@ -296,6 +296,12 @@ def test_speed_exact_env_shows_what_it_showed_before_the_speed_work(name):
         assert digest(name, case["options"], case["games"]) == (case["sha256"], case["steps"]), case
 
 
+def test_every_registered_game_has_a_recorded_env_digest():
+    """(A game added later records its own: ``bench/env_digest.py`` in the tree before its
+    speed work, or now when it has none.)"""
+    assert set(json.loads(DIGESTS.read_text())["games"]) == set(game_names())
+
+
 @games
 def test_speed_exact_observer_equals_the_reference(name):
     reference = reference_encoder(name)

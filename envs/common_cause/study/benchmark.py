@@ -175,10 +175,11 @@ def run_benchmark(
     self_play = data[RunSpec((agent, agent))]
     blind = data[RunSpec((agent, agent), "blind")]
     rows = []
+    per_partner = _partner_scores(data, agent, zoo)
     for p in zoo:
         first = data[RunSpec((agent, p.member))].wins
         second = data[RunSpec((p.member, agent))].wins
-        figure = mean_interval((first + second) / 2)
+        figure = mean_interval(per_partner[p.name])
         rows.append(
             {
                 "name": p.name,
@@ -242,14 +243,22 @@ def run_benchmark(
     return result
 
 
+def _partner_scores(data: dict, member: str, zoo: tuple[Partner, ...]) -> dict[str, np.ndarray]:
+    """Per partner of ``zoo``, each deal's mean win of ``member`` with it over both seats."""
+    return {
+        p.name: (data[RunSpec((member, p.member))].wins + data[RunSpec((p.member, member))].wins)
+        / 2
+        for p in zoo
+    }
+
+
 def _split_scores(data: dict, member: str, zoo: tuple[Partner, ...]) -> dict[str, np.ndarray]:
     """Per split of ``zoo``, each deal's mean win of ``member`` over the split's partners
     and both seats."""
+    per_partner = _partner_scores(data, member, zoo)
     by_split: dict[str, list[np.ndarray]] = {s: [] for s in SPLITS}
     for p in zoo:
-        first = data[RunSpec((member, p.member))].wins
-        second = data[RunSpec((p.member, member))].wins
-        by_split[p.split].append((first + second) / 2)
+        by_split[p.split].append(per_partner[p.name])
     return {s: np.mean(rows, axis=0) for s, rows in by_split.items() if rows}
 
 
