@@ -61,13 +61,15 @@ def modules() -> dict[str, Path]:
     return out
 
 
-def _imported(path: Path, name: str, known: dict[str, Path]) -> set[str]:
-    """The project's modules that module ``name`` (at ``path``) imports anywhere in it."""
+def _imported(path: Path, name: str, known: dict[str, Path], typing_only: bool) -> set[str]:
+    """The project's modules that module ``name`` (at ``path``) imports anywhere in it; those
+    under ``if TYPE_CHECKING:`` only with ``typing_only``."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
     tree = ast.parse(path.read_text())
-    for block in ast.walk(tree):  # imports for type checkers only are no dependency
-        if isinstance(block, ast.If) and ast.unparse(block.test) == "TYPE_CHECKING":
+    for block in ast.walk(tree):
+        test = ast.unparse(block.test) if isinstance(block, ast.If) else ""
+        if not typing_only and test in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
             block.body = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -89,15 +91,24 @@ def _imported(path: Path, name: str, known: dict[str, Path]) -> set[str]:
     return found
 
 
+def module_graph(typing_only: bool = False) -> dict[str, set[str]]:
+    """Module (dotted name) -> the project's modules it imports, package markers aside;
+    imports for type checkers only (no dependency at run time) with ``typing_only``."""
+    known = modules()
+    return {
+        name: _imported(path, name, known, typing_only) - MARKERS
+        for name, path in known.items()
+        if name not in MARKERS
+    }
+
+
 def layer_graph() -> dict[str, dict[str, list[str]]]:
     """Layer -> the layers it imports -> one example edge (``module -> module``) each."""
     known = modules()
     graph: dict[str, dict[str, list[str]]] = {layer: {} for layer, _ in LAYERS}
-    for name, path in known.items():
-        if name in MARKERS:
-            continue
-        here = layer_of(path)
-        for target in sorted(_imported(path, name, known) - MARKERS):
+    for name, targets in module_graph().items():
+        here = layer_of(known[name])
+        for target in sorted(targets):
             there = layer_of(known[target])
             if there != here:
                 graph[here].setdefault(there, []).append(f"{name} -> {target}")
