@@ -267,6 +267,11 @@ class SelfPlaySection:
     """The baselines' option texts (``baseline:<options>`` without the prefix): each game
     with a baseline draws one. Several make a population of hand-written partners (the
     ``adhoc`` recipe: the benchmark's train split); [""] is the game's default baseline."""
+    partners: list[str] = field(default_factory=list)
+    """Team members (as ``eval --team`` names them: a checkpoint path, a shipped policy such
+    as ``trained``, ``FILE.py:Class``) that join ``baseline_options`` in the population the
+    games with a baseline draw from (one entry of both lists, uniformly): trained partners
+    beside the hand-written ones."""
     reward_scale: float = 1.0
     """Multiplies every reward the learner is paid (not the logged returns): Dummy rummy's
     points are tens to hundreds a hand, so its configs use 0.01 to keep the value targets
@@ -294,12 +299,30 @@ class SelfPlaySection:
             "baseline_seats": self.baseline_seats,
             **({"baseline_options": self.baseline_options}
                if self.baseline_options != [""] else {}),  # fmt: skip
+            **({"partners": self.partners} if self.partners else {}),
             "reward_scale": self.reward_scale,
             "reward_margin": self.reward_margin,
             **({"episode_options": self.episode_options} if self.episode_options else {}),
             **({"max_moves": self.max_moves} if self.max_moves else {}),
             **self.env_kwargs(),
         }
+
+    def _check_partners(self) -> None:
+        """Each partner loads as a member of the run's game (a missing checkpoint, another
+        game's policy or a class that does not load is named here, before training)."""
+        from commoncause.agents.registry import make_agent
+
+        partners = self.partners
+        if not isinstance(partners, list) or not all(isinstance(p, str) for p in partners):
+            raise ValueError(f"config partners must be a list of team members, got {partners!r}")
+        if partners and not self.baseline_partner_prob:
+            raise ValueError("config partners sit only in games with a baseline: set "
+                             "baseline_partner_prob above 0")  # fmt: skip
+        for spec in partners:
+            try:
+                make_agent(spec, self.game)
+            except ValueError as e:
+                raise ValueError(f"config partners {spec!r}: {e}") from None
 
     def check(self) -> None:
         game, seats = self.game_record(), self.seats()
@@ -320,6 +343,7 @@ class SelfPlaySection:
                 game.baseline(text)
             except ValueError as e:
                 raise ValueError(f"config baseline_options {text!r}: {e}") from None
+        self._check_partners()
         if not self.reward_scale > 0:
             raise ValueError(f"config reward_scale must be positive, got {self.reward_scale}")
         if not isinstance(self.reward_margin, bool):

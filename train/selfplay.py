@@ -29,7 +29,11 @@ nothing). With ``baseline_partner_prob`` > 0 a game may seat the game's baseline
 competitive game: opponents); its moves are played inside the env and the learner only sees
 the other seats. ``baseline_options`` lists the baselines' option texts (default ``[""]``):
 with several, each such game draws one (a population of hand-written partners, e.g. the
-benchmark's train split). ``action_masks()`` is a method of the env itself, so ``SubprocVecEnv``
+benchmark's train split). ``partners`` adds team members as ``eval --team`` names them (a
+trained checkpoint, a shipped policy, ``FILE.py:Class``; ``agents.registry.make_agent``) to
+that population: a game with a baseline draws one entry of the baseline options and the
+partners together, so trained partners can sit beside the learner too (Fictitious Co-Play's
+population). ``action_masks()`` is a method of the env itself, so ``SubprocVecEnv``
 works, and returns a fresh array each call.
 
 Episode options: ``episode_options`` maps rules options to lists of values, and each game
@@ -78,6 +82,7 @@ class SelfPlayEnv(gymnasium.Env):
         *,
         baseline_seats: int = 1,
         baseline_options: tuple[str, ...] | list[str] = ("",),
+        partners: tuple[str, ...] | list[str] = (),
         reward_scale: float = 1.0,
         reward_margin: bool = False,
         episode_options: dict | None = None,
@@ -130,6 +135,12 @@ class SelfPlayEnv(gymnasium.Env):
         self._baseline_pool = [
             [self.game.baseline(text) for _ in range(baseline_seats)] for text in baseline_options
         ]
+        if partners:
+            from commoncause.agents.registry import make_agent
+
+            self._baseline_pool += [
+                [make_agent(spec, game) for _ in range(baseline_seats)] for spec in partners
+            ]
         self._baselines = self._baseline_pool[0]
         self.baseline = self._baselines[0]
         self.baseline_seats: dict[int, object] = {}  # seat -> its baseline agent, this game

@@ -37,3 +37,66 @@ def test_config_refuses_bad_baseline_options(options, message):
     with pytest.raises(ValueError, match=message):
         TrainConfig(baseline_options=options).validate()
     TrainConfig(baseline_options=["", "jokers=eager"]).validate()
+
+
+def test_trained_partners_join_the_population_and_play_their_seat():
+    """``partners`` adds team members to the population: a game draws a baseline or a
+    trained partner, and a trained partner's seat is played by that policy."""
+    env = SelfPlayEnv(1.0, "common_cause", partners=["checkpoints/normal_seed11/best.pt"])
+    drawn, policy_moves = set(), 0
+    for seed in range(30):
+        env.reset(seed=seed)
+        (agent,) = env.baseline_seats.values()
+        drawn.add(type(agent).__name__)
+        if type(agent).__name__ != "PolicyAgent" or policy_moves:
+            continue
+        calls = []
+        act = agent.act
+        agent.act = lambda view, act=act, calls=calls: calls.append(view.seat) or act(view)
+        done = False
+        while not done:
+            mask = env.action_masks()
+            _, _, done, _, _ = env.step(int(mask.nonzero()[0][0]))
+        del agent.act
+        policy_moves = len(calls)
+        assert set(calls) == set(env.baseline_seats)  # only its own seat
+    assert drawn == {"BaselineAgent", "PolicyAgent"} and policy_moves > 0
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [({"partners": "trained"}, "list of team members"),
+     ({"partners": ["checkpoints/none/best.pt"]}, "partners 'checkpoints/none/best.pt'"),
+     ({"partners": ["grandmaster"]}, "unknown team member 'grandmaster'"),
+     ({"partners": ["trained"], "baseline_partner_prob": 0.0}, "baseline_partner_prob above 0")],
+)  # fmt: skip
+def test_config_refuses_bad_partners(changes, message):
+    with pytest.raises(ValueError, match=message):
+        TrainConfig(**changes).validate()
+    TrainConfig(partners=["trained", "checkpoints/normal_seed11/best.pt"]).validate()
+
+
+def test_no_training_config_uses_the_benchmarks_test_split():
+    """The held-out partners are for reporting only: no config under configs/ trains with
+    them, starts from one, or lists a hand-written partner sharing a test partner's option."""
+    import yaml
+
+    from commoncause import ROOT
+    from commoncause.envs.common_cause.study.benchmark import partners
+    from commoncause.train.config import config_from_dict
+
+    held_out = partners("test")
+    checkpoints = {p.member for p in held_out if p.kind == "ppo"}
+    options = {pair for p in held_out if p.kind == "rules"
+               for pair in p.member.partition(":")[2].split(";")}  # fmt: skip
+    assert checkpoints and options
+    configs = sorted((ROOT / "configs").rglob("*.yaml"))
+    assert len(configs) > 10
+    for path in configs:
+        cfg = config_from_dict(yaml.safe_load(path.read_text()), check_files=False)
+        used = {*cfg.partners, *([cfg.init_from] if cfg.init_from else [])}
+        assert not used & checkpoints, path
+        pairs = {pair for text in cfg.baseline_options for pair in text.split(";")}
+        pairs |= {pair for spec in cfg.partners if spec.startswith("baseline:")
+                  for pair in spec.partition(":")[2].split(";")}  # fmt: skip
+        assert not pairs & options, path
