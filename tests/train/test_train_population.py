@@ -100,3 +100,18 @@ def test_no_training_config_uses_the_benchmarks_test_split():
         pairs |= {pair for spec in cfg.partners if spec.startswith("baseline:")
                   for pair in spec.partition(":")[2].split(";")}  # fmt: skip
         assert not pairs & options, path
+
+
+def test_the_benchmark_pages_training_config_is_valid():
+    """docs/benchmark.md's config for training with the train split loads as it is written."""
+    import re
+
+    import yaml
+
+    from commoncause import ROOT
+    from commoncause.train.config import config_from_dict
+
+    page = (ROOT / "docs" / "benchmark.md").read_text()
+    (block,) = re.findall(r"```yaml\n(.*?)```", page, re.S)
+    cfg = config_from_dict(yaml.safe_load(block))
+    assert cfg.partners and cfg.baseline_options != [""]
