@@ -94,7 +94,7 @@ def parse_team(
     if len(members) == 1 and members[0]:
         members = members * seats
     if config is not None:
-        members = [_for_config(m, game, config) for m in members]
+        members = [for_config(m, game, config) for m in members]
     if len(members) != seats or not all(members):
         count = _WORDS[seats] if seats < len(_WORDS) else str(seats)
         raise ValueError(
@@ -105,7 +105,7 @@ def parse_team(
     return tuple(members)
 
 
-def _for_config(member: str, game: str, config: Any) -> str:
+def for_config(member: str, game: str, config: Any) -> str:
     """``member`` with ``trained`` (itself, or a search member's policy) naming the shipped
     policy of ``config`` (``trained_spec``); a ValueError where the game ships none."""
     if member == "trained":

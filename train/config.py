@@ -268,10 +268,11 @@ class SelfPlaySection:
     with a baseline draws one. Several make a population of hand-written partners (the
     ``adhoc`` recipe: the benchmark's train split); [""] is the game's default baseline."""
     partners: list[str] = field(default_factory=list)
-    """Team members (as ``eval --team`` names them: a checkpoint path, a shipped policy such
-    as ``trained``, ``FILE.py:Class``) that join ``baseline_options`` in the population the
-    games with a baseline draw from (one entry of both lists, uniformly): trained partners
-    beside the hand-written ones."""
+    """Team members (as ``eval --team`` names them for the run's config: a checkpoint path, a
+    shipped policy such as ``trained``, ``FILE.py:Class``) that join ``baseline_options`` in
+    the population the games with a baseline draw from (one entry of both lists, uniformly):
+    trained partners beside the hand-written ones (a policy plays its most likely move). With
+    partners, ``baseline_options`` may be empty. Torch and sb3 trainers."""
     reward_scale: float = 1.0
     """Multiplies every reward the learner is paid (not the logged returns): Dummy rummy's
     points are tens to hundreds a hand, so its configs use 0.01 to keep the value targets
@@ -292,7 +293,8 @@ class SelfPlaySection:
 
     def selfplay_kwargs(self) -> dict:
         """Every keyword of the run's ``SelfPlayEnv``: the game, its options, the baseline
-        seats and the rewards' scale and margin."""
+        seats and their population (baseline options, partners), and the rewards' scale and
+        margin."""
         return {
             "baseline_partner_prob": self.baseline_partner_prob,
             "game": self.game,
@@ -310,17 +312,23 @@ class SelfPlaySection:
     def _check_partners(self) -> None:
         """Each partner loads as a member of the run's game (a missing checkpoint, another
         game's policy or a class that does not load is named here, before training)."""
-        from commoncause.agents.registry import make_agent
+        from commoncause.agents.registry import for_config, make_agent
 
         partners = self.partners
         if not isinstance(partners, list) or not all(isinstance(p, str) for p in partners):
             raise ValueError(f"config partners must be a list of team members, got {partners!r}")
-        if partners and not self.baseline_partner_prob:
+        if not partners:
+            return
+        if self.trainer == "rllib":
+            raise ValueError("config partners needs trainer torch or sb3 (rllib seats no "
+                             "baseline yet)")  # fmt: skip
+        if not self.baseline_partner_prob:
             raise ValueError("config partners sit only in games with a baseline: set "
                              "baseline_partner_prob above 0")  # fmt: skip
+        rules = self.game_config()
         for spec in partners:
             try:
-                make_agent(spec, self.game)
+                make_agent(for_config(spec, self.game, rules), self.game)
             except ValueError as e:
                 raise ValueError(f"config partners {spec!r}: {e}") from None
 
@@ -332,12 +340,13 @@ class SelfPlaySection:
                 f"got {self.baseline_seats}"
             )
         options = self.baseline_options
-        if not isinstance(options, list) or not options or not all(
-            isinstance(o, str) for o in options
-        ):
+        if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
             raise ValueError(
                 f"config baseline_options must be a list of option texts, got {options!r}"
             )
+        if not options and not self.partners:
+            raise ValueError("config baseline_options lists no baseline and there are no "
+                             "partners (write [''] for the game's default baseline)")  # fmt: skip
         for text in options:
             try:
                 game.baseline(text)

@@ -29,12 +29,13 @@ nothing). With ``baseline_partner_prob`` > 0 a game may seat the game's baseline
 competitive game: opponents); its moves are played inside the env and the learner only sees
 the other seats. ``baseline_options`` lists the baselines' option texts (default ``[""]``):
 with several, each such game draws one (a population of hand-written partners, e.g. the
-benchmark's train split). ``partners`` adds team members as ``eval --team`` names them (a
-trained checkpoint, a shipped policy, ``FILE.py:Class``; ``agents.registry.make_agent``) to
-that population: a game with a baseline draws one entry of the baseline options and the
-partners together, so trained partners can sit beside the learner too (Fictitious Co-Play's
-population). ``action_masks()`` is a method of the env itself, so ``SubprocVecEnv``
-works, and returns a fresh array each call.
+benchmark's train split). ``partners`` adds team members as ``eval --team`` names them for
+the env's config (a checkpoint, a shipped policy such as ``trained``, ``FILE.py:Class``;
+``agents.registry``) to that population: a game with a baseline seat draws one entry of the
+baseline options and the partners together (uniformly), so trained partners sit beside the
+learner too (Fictitious Co-Play's population; a policy partner plays its most likely move).
+With partners, ``baseline_options`` may be empty. ``action_masks()`` is a method of the env
+itself, so ``SubprocVecEnv`` works, and returns a fresh array each call.
 
 Episode options: ``episode_options`` maps rules options to lists of values, and each game
 draws one value of each afresh (from the env's own RNG, so seeded runs repeat) over the
@@ -129,20 +130,20 @@ class SelfPlayEnv(gymnasium.Env):
         self.reward_margin = bool(reward_margin)
         self.per_seat = not self.game.team  # report every seat's rewards each step
         self.max_moves = max_moves
-        if not baseline_options:
+        if not baseline_options and not partners:
             raise ValueError("baseline_options lists no baseline (write [''] for the default)")
-        # one set of baseline seats per option text; a game with baselines draws one set
+        # one set of baseline seats per option text or partner; a partnered game draws one set
         self._baseline_pool = [
             [self.game.baseline(text) for _ in range(baseline_seats)] for text in baseline_options
         ]
         if partners:
-            from commoncause.agents.registry import make_agent
+            from commoncause.agents.registry import for_config, make_agent
 
-            self._baseline_pool += [
-                [make_agent(spec, game) for _ in range(baseline_seats)] for spec in partners
-            ]
+            for spec in partners:
+                member = for_config(spec, game, self.config)
+                seats = [make_agent(member, game) for _ in range(baseline_seats)]
+                self._baseline_pool.append(seats)
         self._baselines = self._baseline_pool[0]
-        self.baseline = self._baselines[0]
         self.baseline_seats: dict[int, object] = {}  # seat -> its baseline agent, this game
         self._observers: list = []
         self._mask = np.zeros(n_actions, dtype=bool)

@@ -3,6 +3,8 @@ with a baseline seat draws one of the listed baselines; the default draws nothin
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from commoncause.train.config import TrainConfig
@@ -30,7 +32,7 @@ def test_one_baseline_plays_as_before():
 
 @pytest.mark.parametrize(
     ("options", "message"),
-    [([], "list of option texts"), ("jokers=eager", "list of option texts"),
+    [([], "lists no baseline and there are no partners"), ("jokers=eager", "list of option texts"),
      (["", "jokers=sometimes"], "baseline_options 'jokers=sometimes'")],
 )  # fmt: skip
 def test_config_refuses_bad_baseline_options(options, message):
@@ -63,12 +65,27 @@ def test_trained_partners_join_the_population_and_play_their_seat():
     assert drawn == {"BaselineAgent", "PolicyAgent"} and policy_moves > 0
 
 
+def test_trained_names_the_shipped_policy_of_the_runs_config():
+    """``trained`` as a partner is what ``eval --team trained`` plays for that config: the
+    2-player Dummy rummy policy in a 2-player run, not the default 4-player one."""
+    from commoncause.agents.trained import shipped_checkpoint
+
+    env = SelfPlayEnv(1.0, "dummy_rummy", num_players=2, baseline_options=[],
+                      partners=["trained"])  # fmt: skip
+    ((agent,),) = env._baseline_pool
+    assert agent.path == shipped_checkpoint("dummy_rummy", env.config)
+    assert agent.path != shipped_checkpoint("dummy_rummy")
+    env.reset(seed=0)
+    assert list(env.baseline_seats.values()) == [agent]
+
+
 @pytest.mark.parametrize(
     ("changes", "message"),
     [({"partners": "trained"}, "list of team members"),
      ({"partners": ["checkpoints/none/best.pt"]}, "partners 'checkpoints/none/best.pt'"),
      ({"partners": ["grandmaster"]}, "unknown team member 'grandmaster'"),
-     ({"partners": ["trained"], "baseline_partner_prob": 0.0}, "baseline_partner_prob above 0")],
+     ({"partners": ["trained"], "baseline_partner_prob": 0.0}, "baseline_partner_prob above 0"),
+     ({"partners": ["trained"], "trainer": "rllib"}, "partners needs trainer torch or sb3")],
 )  # fmt: skip
 def test_config_refuses_bad_partners(changes, message):
     with pytest.raises(ValueError, match=message):
@@ -76,30 +93,58 @@ def test_config_refuses_bad_partners(changes, message):
     TrainConfig(partners=["trained", "checkpoints/normal_seed11/best.pt"]).validate()
 
 
+def _option_pairs(text: str) -> set[tuple[str, str]]:
+    """A baseline's option text as (name, value) pairs, spaces stripped."""
+    pairs = (pair.partition("=") for pair in text.split(";") if pair.strip())
+    return {(name.strip(), value.strip()) for name, _, value in pairs}
+
+
+def _policy_files(spec: str, members: dict[str, str]) -> set[Path]:
+    """The checkpoint files a member (or ``init_from``) plays: its own path, a shipped
+    member's, or a search member's blueprint, rollout and others; resolved in the project."""
+    from commoncause import ROOT
+    from commoncause.agents.search import SearchOptions
+
+    name, _, text = spec.partition(":")
+    named = [spec]
+    if name == "search":
+        options = SearchOptions.parse(text)
+        named = [options.blueprint, options.rollout, options.others]
+    files = set()
+    for item in named:
+        item = members.get(item, item)
+        if item.endswith(".pt") or "/" in item:
+            path = Path(item)
+            files.add((path if path.is_absolute() else ROOT / path).resolve())
+    return files
+
+
 def test_no_training_config_uses_the_benchmarks_test_split():
     """The held-out partners are for reporting only: no config under configs/ trains with
-    them, starts from one, or lists a hand-written partner sharing a test partner's option."""
+    them (as a partner, or inside a search partner), starts from one, or lists a
+    hand-written partner sharing a test partner's option."""
     import yaml
 
     from commoncause import ROOT
     from commoncause.envs.common_cause.study.benchmark import partners
+    from commoncause.envs.registry import get_game
     from commoncause.train.config import config_from_dict
 
+    members = get_game("common_cause").members
     held_out = partners("test")
-    checkpoints = {p.member for p in held_out if p.kind == "ppo"}
+    checkpoints = {f for p in held_out if p.kind == "ppo" for f in _policy_files(p.member, {})}
     options = {pair for p in held_out if p.kind == "rules"
-               for pair in p.member.partition(":")[2].split(";")}  # fmt: skip
-    assert checkpoints and options
-    configs = sorted((ROOT / "configs").rglob("*.yaml"))
+               for pair in _option_pairs(p.member.partition(":")[2])}  # fmt: skip
+    assert len(checkpoints) == 2 and options
+    configs = sorted((ROOT / "configs").rglob("*.y*ml"))
     assert len(configs) > 10
     for path in configs:
         cfg = config_from_dict(yaml.safe_load(path.read_text()), check_files=False)
-        used = {*cfg.partners, *([cfg.init_from] if cfg.init_from else [])}
-        assert not used & checkpoints, path
-        pairs = {pair for text in cfg.baseline_options for pair in text.split(";")}
-        pairs |= {pair for spec in cfg.partners if spec.startswith("baseline:")
-                  for pair in spec.partition(":")[2].split(";")}  # fmt: skip
-        assert not pairs & options, path
+        used = [*cfg.partners, *([cfg.init_from] if cfg.init_from else [])]
+        assert not {f for spec in used for f in _policy_files(spec, members)} & checkpoints, path
+        texts = [*cfg.baseline_options]
+        texts += [spec.partition(":")[2] for spec in cfg.partners if spec.startswith("baseline:")]
+        assert not {pair for text in texts for pair in _option_pairs(text)} & options, path
 
 
 def test_the_benchmark_pages_training_config_is_valid():
