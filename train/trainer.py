@@ -56,6 +56,28 @@ def trainer_module(name: str):
     return importlib.import_module(TRAINERS[name])
 
 
+def partner_cards(config: TrainConfig) -> list[dict]:
+    """What each of the config's ``partners`` plays, for the model card: the member for the
+    run's config and, for a policy, its checkpoint (relative to the project where it lies
+    inside) and weights digest, so that the same name holding other weights later shows."""
+    from commoncause import ROOT
+    from commoncause.agents.registry import for_config, make_agent
+    from commoncause.agents.trained import PolicyAgent
+
+    rules = config.game_config()
+    cards = []
+    for spec in config.partners:
+        member = for_config(spec, config.game, rules)
+        agent = make_agent(member, config.game)
+        card = {"partner": spec, "member": member}
+        if isinstance(agent, PolicyAgent):
+            path = agent.path.resolve()
+            card["checkpoint"] = str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+            card["digest"] = weights_digest(agent.checkpoint)
+        cards.append(card)
+    return cards
+
+
 def package_versions() -> dict:
     names = ("torch", "stable-baselines3", "sb3-contrib", "gymnasium", "pettingzoo", "numpy",
              "ray")  # fmt: skip
@@ -248,6 +270,7 @@ class Trainer:
                 else "return per game minus the baselines' mean, one trained seat"
             ),
             "final_comparison": self.state.final,
+            **({"partners": partner_cards(cfg)} if cfg.partners else {}),
             "versions": package_versions(),
             "intended_use": intended_use(self.game),
             "evaluation_protocol": "paired deals: every team plays the same deal seeds",

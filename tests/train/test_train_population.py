@@ -160,3 +160,24 @@ def test_the_benchmark_pages_training_config_is_valid():
     (block,) = re.findall(r"```yaml\n(.*?)```", page, re.S)
     cfg = config_from_dict(yaml.safe_load(block))
     assert cfg.partners and cfg.baseline_options != [""]
+
+
+def test_the_model_card_pins_what_each_partner_plays(tmp_path):
+    """The card names each partner's member for the run's config and, for a policy, its
+    checkpoint and weights digest."""
+    from commoncause import ROOT
+    from commoncause.agents.trained import load_checkpoint, weights_digest
+    from commoncause.train.trainer import Trainer
+
+    partners = ["trained", "checkpoints/normal_seed11/best.pt", "baseline:jokers=eager"]
+    cfg = TrainConfig(partners=partners, out_dir=str(tmp_path))
+    cfg.validate()
+    card = Trainer(cfg, run_name="card", say=lambda *_: None).model_card(0)
+    trained, seed11, eager = card["partners"]
+    assert trained["checkpoint"] == "checkpoints/normal/best.pt"
+    assert seed11["checkpoint"] == "checkpoints/normal_seed11/best.pt"
+    assert seed11["digest"] == weights_digest(load_checkpoint(ROOT / seed11["checkpoint"]))
+    assert trained["digest"] != seed11["digest"]
+    assert eager == {"partner": "baseline:jokers=eager", "member": "baseline:jokers=eager"}
+    assert "partners" not in Trainer(TrainConfig(out_dir=str(tmp_path)), run_name="plain",
+                                     say=lambda *_: None).model_card(0)  # fmt: skip
