@@ -628,12 +628,18 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser for ``argv`` (default ``sys.argv[1:]``): every command is listed, but only
+    the one ``argv`` names gets its arguments, since adding them imports its modules (the
+    web server's, the trainer's ...), which other commands need not pay for at start."""
+    words = sys.argv[1:] if argv is None else argv
+    chosen = next((w for w in words if not w.startswith("-")), None)
     parser = _Parser(prog=PROG, description="Common Cause tools")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, cmd in SUBCOMMANDS.items():
         p = sub.add_parser(name, help=cmd.help, description=cmd.help)
-        cmd.add_arguments(p)
+        if name == chosen:
+            cmd.add_arguments(p)
         p.set_defaults(_run=cmd.run)
     return parser
 
@@ -643,7 +649,7 @@ def main(argv: list[str] | None = None) -> int:
 
     token = PARSING.set(None if argv is None else list(argv))  # whose --game declares options
     try:
-        parser = build_parser()
+        parser = build_parser(argv)
         args, extra = parser.parse_known_args(argv)
         # a game without the study declared none of its options: say that, not "unrecognized"
         if extra and not (hasattr(args, "study") and args.study is None):
