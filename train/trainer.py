@@ -78,6 +78,28 @@ def partner_cards(config: TrainConfig) -> list[dict]:
     return cards
 
 
+def check_partners_unchanged(saved: list[dict], current: list[dict]) -> None:
+    """A one-line ValueError where a resumed run's partner would now play another member or
+    other weights than the run trained with (``saved``, ``partner_cards`` of its
+    checkpoint; checkpoints from before partners were pinned have none)."""
+    for was, now in zip(saved, current, strict=True):
+        if (was["member"], was.get("digest")) != (now["member"], now.get("digest")):
+            what = now.get("checkpoint", now["member"])
+            raise ValueError(
+                f"config partners {was['partner']!r}: {what} is not the policy this run "
+                f"trained with (weights digest {str(now.get('digest'))[:12]}, the run's "
+                f"{str(was.get('digest'))[:12]}); put the run's partner back, or start a new "
+                f"run with init_from"
+            )
+
+
+def start_card(path: str) -> dict:
+    """The model card's ``init_from``: the checkpoint a new run started from and its
+    weights digest (older checkpoints have none recorded: it is computed)."""
+    data = load_checkpoint(path)
+    return {"checkpoint": str(path), "digest": data.get("digest") or weights_digest(data)}
+
+
 def package_versions() -> dict:
     names = ("torch", "stable-baselines3", "sb3-contrib", "gymnasium", "pettingzoo", "numpy",
              "ray")  # fmt: skip
@@ -177,6 +199,14 @@ class Trainer:
             name = run_name or f"{config.name}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
             self.state = RunState(run_name=name)
         self.config = config
+        self.partners = partner_cards(config) if config.partners else []
+        if self.resume_data is not None and "partners" in self.resume_data:
+            check_partners_unchanged(self.resume_data["partners"], self.partners)
+        self.start = (
+            self.resume_data.get("init_from")
+            if self.resume_data is not None
+            else start_card(config.init_from) if config.init_from else None
+        )
         self.game = config.game_record()
         self.backend = trainer_module(config.trainer)
         self.run_dir = Path(config.out_dir) / self.state.run_name
@@ -237,6 +267,8 @@ class Trainer:
             "evaluations": self.state.evaluations,
             "best_win_rate": self.state.best_win_rate,
             "seconds": self.state.seconds,
+            **({"partners": self.partners} if self.partners else {}),
+            **({"init_from": self.start} if self.start else {}),
         }
         data["digest"] = weights_digest(data)
         save_atomically(data, path)
@@ -270,7 +302,8 @@ class Trainer:
                 else "return per game minus the baselines' mean, one trained seat"
             ),
             "final_comparison": self.state.final,
-            **({"partners": partner_cards(cfg)} if cfg.partners else {}),
+            **({"partners": self.partners} if self.partners else {}),
+            **({"init_from": self.start} if self.start else {}),
             "versions": package_versions(),
             "intended_use": intended_use(self.game),
             "evaluation_protocol": "paired deals: every team plays the same deal seeds",

@@ -181,3 +181,41 @@ def test_the_model_card_pins_what_each_partner_plays(tmp_path):
     assert eager == {"partner": "baseline:jokers=eager", "member": "baseline:jokers=eager"}
     assert "partners" not in Trainer(TrainConfig(out_dir=str(tmp_path)), run_name="plain",
                                      say=lambda *_: None).model_card(0)  # fmt: skip
+
+
+def test_a_resumed_run_refuses_a_partner_whose_weights_changed(tmp_path, capsys):
+    """The run's checkpoint pins each partner's weights; resuming with other weights under
+    the same path is refused with one line (exit 2), and the run's checkpoint is kept."""
+    import shutil
+
+    import yaml
+
+    from commoncause import ROOT
+    from commoncause.agents.trained import load_checkpoint, weights_digest
+    from commoncause.cli import main
+
+    partner = tmp_path / "partner.pt"
+    shutil.copy(ROOT / "checkpoints/normal_seed11/best.pt", partner)
+    smoke = yaml.safe_load((ROOT / "configs/smoke.yaml").read_text())
+    config = tmp_path / "partnered.yaml"
+    config.write_text(yaml.safe_dump(smoke | {
+        "out_dir": str(tmp_path / "runs"), "total_steps": 256, "checkpoint_interval": 10_000,
+        "partners": [str(partner)], "baseline_partner_prob": 0.5,
+        "init_from": "checkpoints/normal_seed12/best.pt",
+    }))  # fmt: skip
+    assert main(["train", "--config", str(config), "--run-name", "r"]) == 0
+    last = tmp_path / "runs" / "r" / "checkpoints" / "last.pt"
+    saved = load_checkpoint(last)
+    assert saved["partners"][0]["digest"] == weights_digest(load_checkpoint(partner))
+    start = weights_digest(load_checkpoint(ROOT / "checkpoints/normal_seed12/best.pt"))
+    assert saved["init_from"]["digest"] == start
+    capsys.readouterr()
+    shutil.copy(ROOT / "checkpoints/normal_seed12/best.pt", partner)  # other weights, same path
+    assert main(["train", "--resume", str(last), "--total-steps", "512"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "is not the policy this run trained with" in err and len(err.splitlines()) == 1
+    assert load_checkpoint(last)["num_timesteps"] == 256
+    shutil.copy(ROOT / "checkpoints/normal_seed11/best.pt", partner)  # put back: it resumes
+    assert main(["train", "--resume", str(last), "--total-steps", "512"]) == 0
+    resumed = load_checkpoint(last)
+    assert resumed["num_timesteps"] == 512 and resumed["init_from"]["digest"] == start
