@@ -202,11 +202,10 @@ class Trainer:
         self.partners = partner_cards(config) if config.partners else []
         if self.resume_data is not None and "partners" in self.resume_data:
             check_partners_unchanged(self.resume_data["partners"], self.partners)
-        self.start = (
-            self.resume_data.get("init_from")
-            if self.resume_data is not None
-            else start_card(config.init_from) if config.init_from else None
-        )
+        if self.resume_data is not None:
+            self.start = self.resume_data.get("init_from")
+        else:
+            self.start = start_card(config.init_from) if config.init_from else None
         self.game = config.game_record()
         self.backend = trainer_module(config.trainer)
         self.run_dir = Path(config.out_dir) / self.state.run_name
