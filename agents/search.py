@@ -333,10 +333,22 @@ def choose(
     ``deals`` (``rollout_rates``) if it beats ``blueprint_move`` by more than the
     threshold; else ``blueprint_move``."""
     rates = rollout_rates(moves, deals, rollouts, options, stats, seat)
+    return better_move(moves, blueprint_move, rates, options.threshold, stats)
+
+
+def better_move(
+    moves: list[int],
+    blueprint_move: int,
+    rates: np.ndarray | None,
+    threshold: float,
+    stats: SearchStats,
+) -> int:
+    """The move of ``moves`` with the best rollout win rate (``rates``) if it beats
+    ``blueprint_move``'s by more than ``threshold``; else ``blueprint_move``."""
     if rates is None:
         return blueprint_move
     best = int(np.argmax(rates))
-    if rates[best] - rates[moves.index(blueprint_move)] > options.threshold:
+    if rates[best] - rates[moves.index(blueprint_move)] > threshold:
         stats.deviations += 1
         return moves[best]
     return blueprint_move
