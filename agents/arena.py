@@ -10,7 +10,7 @@ rotation, a team game is one rotation. The agent in seat ``s`` is reset with
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +54,46 @@ class GameOutcome:
     """Cut at the game's ``max_moves`` before it ended."""
 
 
+def game_moves(
+    config: Any,
+    agents: tuple[Agent, ...],
+    seed: int,
+    game: str = DEFAULT_GAME,
+    watch: Callable[[Any, int], None] | None = None,
+    rotation: int = 0,
+    view: Callable[[State, int], SeatView] | None = None,
+) -> Generator[tuple[Agent, SeatView], int, GameOutcome]:
+    """The one play loop (``play_game``'s arguments), as a generator: it yields (agent, its
+    seat's view) at each decision, is sent the agent's move, and returns the outcome. Each
+    agent is asked by whoever drives it: ``play_game`` one game at a time,
+    ``play_side_by_side`` many games with the decisions of batch-acting agents together."""
+    record = get_game(game)
+    state = record.new_game(config, seed)
+    seats = state.num_seats
+    if len(agents) != seats:
+        raise ValueError(f"{record.title} is played by {seats} seats, got {len(agents)} agents")
+    seated = [agents[(s - rotation) % seats] for s in range(seats)]
+    make_view = view or record.seat_view
+    views = [make_view(state, s) for s in range(seats)]
+    for s, agent in enumerate(seated):
+        agent.reset(seed * seats + s)
+    moves = 0
+    while not state.is_terminal and moves < record.max_moves:  # the game's safety net
+        player = state.current
+        action = yield seated[player], views[player]
+        try:
+            state.apply(action)
+        except REFUSALS as exc:
+            raise refused(seated[player], player, action, record.title, exc) from None
+        moves += 1
+        if watch is not None:
+            watch(state, player)
+    returns = tuple(state.returns())
+    stats = tuple(state.seat_stats(s) for s in range(seats))
+    pickups = int(stats[0].get("pickups", 0))
+    return GameOutcome(returns[0] > 0, state.turns, pickups, returns, stats, not state.is_terminal)
+
+
 def play_game(
     config: Any,
     agents: tuple[Agent, ...],
@@ -69,28 +109,50 @@ def play_game(
     measurement; it must not change the state). ``view(state, seat)`` builds each seat's
     view (default the game's ``seat_view``; only a measurement gives another). A move the
     game refuses is a one-line ValueError (``refused``)."""
-    record = get_game(game)
-    state = record.new_game(config, seed)
-    seats = state.num_seats
-    if len(agents) != seats:
-        raise ValueError(f"{record.title} is played by {seats} seats, got {len(agents)} agents")
-    seated = [agents[(s - rotation) % seats] for s in range(seats)]
-    make_view = view or record.seat_view
-    views = [make_view(state, s) for s in range(seats)]
-    for s, agent in enumerate(seated):
-        agent.reset(seed * seats + s)
-    moves = 0
-    while not state.is_terminal and moves < record.max_moves:  # the game's safety net
-        player = state.current
-        action = seated[player].act(views[player])
-        try:
-            state.apply(action)
-        except REFUSALS as exc:
-            raise refused(seated[player], player, action, record.title, exc) from None
-        moves += 1
-        if watch is not None:
-            watch(state, player)
-    returns = tuple(state.returns())
-    stats = tuple(state.seat_stats(s) for s in range(seats))
-    pickups = int(stats[0].get("pickups", 0))
-    return GameOutcome(returns[0] > 0, state.turns, pickups, returns, stats, not state.is_terminal)
+    moves = game_moves(config, agents, seed, game, watch, rotation, view)
+    try:
+        agent, seat_view = next(moves)
+        while True:
+            agent, seat_view = moves.send(agent.act(seat_view))
+    except StopIteration as end:
+        return end.value
+
+
+def play_side_by_side(
+    config: Any,
+    teams: list[tuple[Agent, ...]],
+    seeds: list[int],
+    game: str = DEFAULT_GAME,
+    rotations: list[int] | None = None,
+) -> list[GameOutcome]:
+    """The games ``play_game(config, teams[i], seeds[i], game, rotation=rotations[i])``,
+    played side by side with the same outcomes: each game needs agents of its own (they
+    are reset per game). At each round the waiting decisions of agents that act in batches
+    (a ``batch_key``, the same for agents that can act together, and
+    ``act_batch(agents, views)``) are taken together, group by group; the others one by
+    one."""
+    rotations = rotations or [0] * len(seeds)
+    running = [game_moves(config, team, seed, game, rotation=r)
+               for team, seed, r in zip(teams, seeds, rotations, strict=True)]  # fmt: skip
+    outcomes: list[GameOutcome | None] = [None] * len(running)
+    waiting = {i: next(moves) for i, moves in enumerate(running)}
+    while waiting:
+        groups: dict[Any, list[int]] = {}
+        for i, (agent, _) in waiting.items():
+            key = getattr(agent, "batch_key", None)
+            groups.setdefault(("alone", i) if key is None else ("batch", key), []).append(i)
+        chosen: dict[int, int] = {}
+        for (kind, _), games in groups.items():
+            agents = [waiting[i][0] for i in games]
+            views = [waiting[i][1] for i in games]
+            if kind == "alone":
+                chosen[games[0]] = agents[0].act(views[0])
+            else:
+                chosen.update(zip(games, agents[0].act_batch(agents, views), strict=True))
+        for i, action in chosen.items():
+            try:
+                waiting[i] = running[i].send(action)
+            except StopIteration as end:
+                outcomes[i] = end.value
+                del waiting[i]
+    return outcomes

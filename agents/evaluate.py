@@ -45,7 +45,7 @@ from typing import Any
 
 from commoncause.envs.registry import DEFAULT_GAME, get_game
 
-from .arena import GameOutcome, deal_seed, play_game
+from .arena import GameOutcome, deal_seed, play_game, play_side_by_side
 from .base import Agent
 from .journal import Journal, SeatResult
 from .registry import make_agent
@@ -53,8 +53,8 @@ from .stats import normal_interval, ratio_interval, wilson_interval
 
 # ------------------------------------------------------------------ the worker pool
 
-_agents: dict[tuple[str, str, int], Agent] = {}
-"""(game, member, seat) -> agent, per process."""
+_agents: dict[tuple[str, str, int, int], Agent] = {}
+"""(game, member, seat, copy) -> agent, per process."""
 
 
 PR_SET_PDEATHSIG = 1
@@ -85,15 +85,22 @@ def one_against_baselines(member: Agent, game: str, seats: int, deal: int) -> tu
                  for s in range(seats))  # fmt: skip
 
 
-def team_agents(game: str, team: tuple[str, ...]) -> tuple[Agent, ...]:
-    """This process's agents for ``team``, made once per (game, member, seat)."""
+def team_agents(game: str, team: tuple[str, ...], copy: int = 0) -> tuple[Agent, ...]:
+    """This process's agents for ``team``, made once per (game, member, seat, copy): games
+    played side by side each need their own (``play_deals``)."""
     agents = []
     for seat, member in enumerate(team):
-        key = (game, member, seat)
+        key = (game, member, seat, copy)
         if key not in _agents:
             _agents[key] = make_agent(member, game)
         agents.append(_agents[key])
     return tuple(agents)
+
+
+def acts_in_batches(game: str, team: tuple[str, ...]) -> bool:
+    """Whether a member of ``team`` acts in batches (a ``batch_key``): its games are then
+    played side by side (``play_deals``)."""
+    return any(getattr(a, "batch_key", None) is not None for a in team_agents(game, team))
 
 
 @dataclass(frozen=True)
@@ -190,17 +197,23 @@ def seat_results(outcomes: list[GameOutcome], team: bool) -> list[SeatResult]:
 
 def play_deals(
     agents: tuple[Agent, ...], game: str, config: Any, seed: int, first: int, count: int,
-    rotations: int,
+    rotations: int, side_by_side: tuple[str, ...] = (),
 ) -> list[list[SeatResult]]:  # fmt: skip
     """Deals ``first`` .. ``first + count - 1``, each played in ``rotations`` rotations
-    (``play_game``); one list of rows (``seat_results``) per deal (a pool task)."""
+    (``play_game``); one list of rows (``seat_results``) per deal (a pool task). With
+    ``side_by_side`` (the team's members, where one acts in batches) the games are played
+    side by side, each with agents of its own (``arena.play_side_by_side``: the same
+    outcomes, the batch-acting members' decisions taken together)."""
+    deals = [deal_seed(seed, i) for i in range(first, first + count) for _ in range(rotations)]
+    turns = [r for _ in range(count) for r in range(rotations)]
+    if side_by_side:
+        teams = [team_agents(game, side_by_side, copy) for copy in range(len(deals))]
+        games = play_side_by_side(config, teams, deals, game, turns)
+    else:
+        games = [play_game(config, agents, deal, game, rotation=r)
+                 for deal, r in zip(deals, turns, strict=True)]  # fmt: skip
     team = get_game(game).team
-    out = []
-    for i in range(first, first + count):
-        deal = deal_seed(seed, i)
-        games = [play_game(config, agents, deal, game, rotation=r) for r in range(rotations)]
-        out.append(seat_results(games, team))
-    return out
+    return [seat_results(games[k : k + rotations], team) for k in range(0, len(games), rotations)]
 
 
 def _per_hand(by_deal: list[list[SeatResult]], n: int) -> tuple[list[dict], dict]:
@@ -417,10 +430,12 @@ def evaluate(
         size = max(1, min(250, len(todo) // (workers * 16) or 1))
     else:
         size = max(1, min(50, len(todo) // (workers * 8) or 1))
+    side_by_side = team if acts_in_batches(game, team) else ()
     jobs = [
-        Job(play_deals, game, team, (game, config, seed, first, n, rotations), n * rotations)
+        Job(play_deals, game, team, (game, config, seed, first, n, rotations, side_by_side),
+            n * rotations)
         for first, n in _ranges(todo, size)
-    ]
+    ]  # fmt: skip
     played: dict[int, list[SeatResult]] = {i: d for i, d in done.items() if i < games}
     if progress and played:
         progress(len(played) * rotations)

@@ -144,3 +144,88 @@ def test_a_member_the_game_record_names_is_its_shipped_policy(monkeypatch):
     monkeypatch.setattr(registry, "get_game", lambda name: game)
     with pytest.raises(ValueError, match="unknown team member 'seed11'"):
         make_agent("seed11")
+
+
+def _games(game: str, config, teams: list[tuple[str, ...]], deals: int, rotations: int):
+    """Every (team, deal, rotation) as a game: fresh agents, its seed and its rotation."""
+    cases = [(t, deal_seed(3, d), r) for t in teams for d in range(deals) for r in range(rotations)]
+    agents = [tuple(make_agent(m, game) for m in team) for team, _, _ in cases]
+    return cases, agents
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "teams", "rotations"),
+    [("common_cause", {}, [("trained", "trained"), ("trained", "random"),
+                           ("checkpoints/adhoc/best.pt", "baseline:discard=random")], 1),
+     ("dummy_rummy", {"num_players": 3, "hands": 1},
+      [("trained", "baseline", "random")], 3)],
+)  # fmt: skip
+def test_side_by_side_games_end_as_one_by_one(game, options, teams, rotations):
+    """``play_side_by_side`` (a policy's decisions in batches) plays every game as
+    ``play_game`` does: random agents, baselines with their own draws, rotations."""
+    from commoncause.agents.arena import play_side_by_side
+
+    config = get_game(game).make_config(**options)
+    cases, agents = _games(game, config, teams, 6, rotations)
+    together = play_side_by_side(config, agents, [s for _, s, _ in cases], game,
+                                 [r for _, _, r in cases])  # fmt: skip
+    _, fresh = _games(game, config, teams, 6, rotations)
+    alone = [play_game(config, a, s, game, rotation=r)
+             for a, (_, s, r) in zip(fresh, cases, strict=True)]  # fmt: skip
+    assert together == alone
+    assert len({o.returns for o in alone}) > 1  # (the games differ)
+
+
+def test_a_policy_acts_in_a_batch_as_alone():
+    """``PolicyAgent.act_batch`` is each agent's ``act``, views with one legal move too;
+    a sampling agent has no batch key (it acts alone)."""
+    import random
+
+    from commoncause.agents.trained import PolicyAgent
+
+    game = get_game("common_cause")
+    rng = random.Random(4)
+    views = []
+    for n in range(40):
+        state = game.new_game(game.make_config(), n)
+        for _ in range(rng.randrange(60)):
+            if state.is_terminal:
+                break
+            state.apply(rng.choice(state.legal_actions()))
+        if not state.is_terminal:
+            views.append(game.seat_view(state, state.current))
+    assert any(len(v.legal_actions()) == 1 for v in views)
+    agents = [make_agent("trained") for _ in views]
+    assert PolicyAgent.act_batch(agents, views) == [a.act(v) for a, v in zip(agents, views)]
+    assert agents[0].batch_key == agents[1].batch_key
+    assert PolicyAgent("checkpoints/normal/best.pt", deterministic=False).batch_key is None
+
+
+def test_evaluate_plays_a_policy_side_by_side_with_the_same_report(monkeypatch):
+    import commoncause.agents.evaluate as evaluation
+
+    config = get_game("common_cause").make_config()
+    team = ("trained", "baseline")
+    assert evaluation.acts_in_batches("common_cause", team)
+    assert not evaluation.acts_in_batches("common_cause", ("baseline", "random"))
+    together = evaluate(team, config, 30, 2)
+    monkeypatch.setattr(evaluation, "acts_in_batches", lambda game, team: False)
+    assert evaluate(team, config, 30, 2).by_deal == together.by_deal
+
+
+def test_a_refused_move_is_one_line_side_by_side():
+    from commoncause.agents.arena import play_side_by_side
+
+    class Stubborn:
+        name = "stubborn"
+
+        def reset(self, seed: int) -> None:
+            pass
+
+        def act(self, view) -> int:
+            return 10**6
+
+    config = get_game("common_cause").make_config()
+    teams = [(make_agent("trained"), Stubborn()), (make_agent("trained"), Stubborn())]
+    with pytest.raises(ValueError, match="stubborn in seat 1 chose 1000000; Common Cause"):
+        play_side_by_side(config, teams, [1, 2], "common_cause")
