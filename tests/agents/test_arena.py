@@ -196,7 +196,8 @@ def test_a_policy_acts_in_a_batch_as_alone():
             views.append(game.seat_view(state, state.current))
     assert any(len(v.legal_actions()) == 1 for v in views)
     agents = [make_agent("trained") for _ in views]
-    assert PolicyAgent.act_batch(agents, views) == [a.act(v) for a, v in zip(agents, views)]
+    alone = [agent.act(view) for agent, view in zip(agents, views, strict=True)]
+    assert PolicyAgent.act_batch(agents, views) == alone
     assert agents[0].batch_key == agents[1].batch_key
     assert PolicyAgent("checkpoints/normal/best.pt", deterministic=False).batch_key is None
 
