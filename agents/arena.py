@@ -131,11 +131,28 @@ def play_side_by_side(
     (a ``batch_key``, the same for agents that can act together, and
     ``act_batch(agents, views)``) are taken together, group by group; the others one by
     one."""
+    owners: dict[int, int] = {}
+    for i, team in enumerate(teams):
+        for agent in team:
+            if owners.setdefault(id(agent), i) != i:
+                raise ValueError(f"{agent.name} plays in two games side by side: each game "
+                                 "needs agents of its own")  # fmt: skip
     rotations = rotations or [0] * len(seeds)
     running = [game_moves(config, team, seed, game, rotation=r)
                for team, seed, r in zip(teams, seeds, rotations, strict=True)]  # fmt: skip
     outcomes: list[GameOutcome | None] = [None] * len(running)
-    waiting = {i: next(moves) for i, moves in enumerate(running)}
+    waiting: dict[int, tuple[Agent, SeatView]] = {}
+
+    def advance(i: int, action: int | None) -> None:
+        """Game ``i`` to its next decision (sent ``action``, none at its start), or its end."""
+        try:
+            waiting[i] = next(running[i]) if action is None else running[i].send(action)
+        except StopIteration as end:
+            outcomes[i] = end.value
+            waiting.pop(i, None)
+
+    for i in range(len(running)):
+        advance(i, None)
     while waiting:
         groups: dict[Any, list[int]] = {}
         for i, (agent, _) in waiting.items():
@@ -150,9 +167,5 @@ def play_side_by_side(
             else:
                 chosen.update(zip(games, agents[0].act_batch(agents, views), strict=True))
         for i, action in chosen.items():
-            try:
-                waiting[i] = running[i].send(action)
-            except StopIteration as end:
-                outcomes[i] = end.value
-                del waiting[i]
+            advance(i, action)
     return outcomes

@@ -97,10 +97,17 @@ def team_agents(game: str, team: tuple[str, ...], copy: int = 0) -> tuple[Agent,
     return tuple(agents)
 
 
-def acts_in_batches(game: str, team: tuple[str, ...]) -> bool:
-    """Whether a member of ``team`` acts in batches (a ``batch_key``): its games are then
-    played side by side (``play_deals``)."""
-    return any(getattr(a, "batch_key", None) is not None for a in team_agents(game, team))
+CHEAP = ("baseline", "random")
+"""Members made afresh for every game played side by side (they cost nothing to make);
+a search or a user's class is not, so a team with one plays its games one by one."""
+
+
+def side_by_side(agents: tuple[Agent, ...], team: tuple[str, ...]) -> bool:
+    """Whether ``team``'s games are played side by side (``play_deals``): a member acts in
+    batches (a ``batch_key``) and every other one is cheap to make per game (``CHEAP``)."""
+    batched = [getattr(a, "batch_key", None) is not None for a in agents]
+    cheap = [m.partition(":")[0] in CHEAP for m in team]
+    return any(batched) and all(b or c for b, c in zip(batched, cheap, strict=True))
 
 
 @dataclass(frozen=True)
@@ -197,23 +204,24 @@ def seat_results(outcomes: list[GameOutcome], team: bool) -> list[SeatResult]:
 
 def play_deals(
     agents: tuple[Agent, ...], game: str, config: Any, seed: int, first: int, count: int,
-    rotations: int, side_by_side: tuple[str, ...] = (),
+    rotations: int, team: tuple[str, ...],
 ) -> list[list[SeatResult]]:  # fmt: skip
     """Deals ``first`` .. ``first + count - 1``, each played in ``rotations`` rotations
-    (``play_game``); one list of rows (``seat_results``) per deal (a pool task). With
-    ``side_by_side`` (the team's members, where one acts in batches) the games are played
-    side by side, each with agents of its own (``arena.play_side_by_side``: the same
-    outcomes, the batch-acting members' decisions taken together)."""
+    (``play_game``) by ``agents`` (``team``'s); one list of rows (``seat_results``) per
+    deal (a pool task). Where ``side_by_side`` says so, the games are played side by side,
+    each with agents of its own (``arena.play_side_by_side``: the same games, the
+    batch-acting members' decisions taken together)."""
     deals = [deal_seed(seed, i) for i in range(first, first + count) for _ in range(rotations)]
-    turns = [r for _ in range(count) for r in range(rotations)]
-    if side_by_side:
-        teams = [team_agents(game, side_by_side, copy) for copy in range(len(deals))]
-        games = play_side_by_side(config, teams, deals, game, turns)
+    rotation_of = [r for _ in range(count) for r in range(rotations)]
+    if side_by_side(agents, team):
+        teams = [team_agents(game, team, copy) for copy in range(len(deals))]
+        games = play_side_by_side(config, teams, deals, game, rotation_of)
     else:
         games = [play_game(config, agents, deal, game, rotation=r)
-                 for deal, r in zip(deals, turns, strict=True)]  # fmt: skip
-    team = get_game(game).team
-    return [seat_results(games[k : k + rotations], team) for k in range(0, len(games), rotations)]
+                 for deal, r in zip(deals, rotation_of, strict=True)]  # fmt: skip
+    team_game = get_game(game).team
+    return [seat_results(games[k : k + rotations], team_game)
+            for k in range(0, len(games), rotations)]  # fmt: skip
 
 
 def _per_hand(by_deal: list[list[SeatResult]], n: int) -> tuple[list[dict], dict]:
@@ -430,12 +438,10 @@ def evaluate(
         size = max(1, min(250, len(todo) // (workers * 16) or 1))
     else:
         size = max(1, min(50, len(todo) // (workers * 8) or 1))
-    side_by_side = team if acts_in_batches(game, team) else ()
     jobs = [
-        Job(play_deals, game, team, (game, config, seed, first, n, rotations, side_by_side),
-            n * rotations)
+        Job(play_deals, game, team, (game, config, seed, first, n, rotations, team), n * rotations)
         for first, n in _ranges(todo, size)
-    ]  # fmt: skip
+    ]
     played: dict[int, list[SeatResult]] = {i: d for i, d in done.items() if i < games}
     if progress and played:
         progress(len(played) * rotations)

@@ -214,6 +214,32 @@ def action_logits(
     return logits
 
 
+def best_legal_moves(
+    policy, obs: np.ndarray, legals: list[list[int]]
+) -> tuple[list[int], list[float]]:
+    """For each row of ``obs`` (one observation per row, ``legals[row]`` its legal moves,
+    ascending): the position in ``legals[row]`` of the move with the highest logit (the
+    first of equals) and the gap to the second best (inf for a single move). One network
+    pass for all rows, the head only on the moves legal in some row."""
+    rows = [a for legal in legals for a in legal]
+    owner = [k for k, legal in enumerate(legals) for _ in legal]
+    with torch.no_grad():
+        obs_t = torch.as_tensor(obs)
+        latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs_t))
+        columns, at_column = np.unique(rows, return_inverse=True)
+        table = action_logits(policy, obs_t, latent, torch.as_tensor(columns))
+        logits = table[torch.as_tensor(owner), torch.as_tensor(at_column)].numpy()
+    best, gaps = [], []
+    at = 0
+    for legal in legals:
+        mine = logits[at : at + len(legal)]
+        top = int(np.argmax(mine))
+        best.append(top)
+        gaps.append(float(mine[top] - np.max(np.delete(mine, top))) if len(legal) > 1 else np.inf)
+        at += len(legal)
+    return best, gaps
+
+
 def build_critic(in_size: int, net_arch: list[int], activation: str) -> torch.nn.Sequential:
     """A centralised critic (``net_arch``, then one value) over the seat's observation and
     what the seat does not see (``in_size`` in all), initialised as the policy's value

@@ -201,9 +201,7 @@ class PolicyRollouts:
 
     def finish(self, states: list[State], seat: int) -> list[float]:
         """1.0 per game ``seat`` won, else 0.0 (``seat_won``; the states are played on)."""
-        import torch
-
-        from .networks import action_logits
+        from .networks import best_legal_moves
 
         game, others = self.game, self.others
         observers = [[game.observer(s) for s in range(st.num_seats)] for st in states]
@@ -240,20 +238,10 @@ class PolicyRollouts:
             if not waiting:
                 break
             obs = np.stack([observers[i][states[i].current].encode(states[i]) for i, _ in waiting])
-            rows = [a for _, legal in waiting for a in legal]
-            owner = [k for k, (_, legal) in enumerate(waiting) for _ in legal]
-            with torch.no_grad():  # the head only on the moves legal somewhere
-                obs_t = torch.as_tensor(obs)
-                latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs_t))
-                columns, at_column = np.unique(rows, return_inverse=True)
-                table = action_logits(policy, obs_t, latent, torch.as_tensor(columns))
-                logits = table[torch.as_tensor(owner), torch.as_tensor(at_column)]
-            logits = logits.numpy()
-            at = 0
-            for i, legal in waiting:
-                states[i].apply(legal[int(np.argmax(logits[at : at + len(legal)]))])
+            best, _ = best_legal_moves(policy, obs, [legal for _, legal in waiting])
+            for (i, legal), k in zip(waiting, best, strict=True):
+                states[i].apply(legal[k])
                 played[i] += 1
-                at += len(legal)
             running = [i for i, _ in waiting]
             moves += 1
         return [seat_won(game, s, seat) for s in states]

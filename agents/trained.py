@@ -317,35 +317,31 @@ class PolicyAgent:
     @property
     def batch_key(self) -> tuple | None:
         """Agents with the same key act together (``act_batch``): the deterministic agents
-        of one network (``arena.play_side_by_side``); a sampling agent acts alone."""
-        return ("policy", id(self.policy)) if self.deterministic else None
+        of one network (``arena.play_side_by_side``); a sampling agent, or a subclass with
+        its own ``act``, acts alone."""
+        if not self.deterministic or type(self).act is not PolicyAgent.act:
+            return None
+        return ("policy", id(self.policy))
+
+    NEAR_TIE = 1e-3
+    """Where a batch's two best logits are closer than this, the move is taken alone: a
+    batch's rounding (last bits of float32) cannot then reorder the two, so every move is
+    exactly ``act``'s."""
 
     @staticmethod
     def act_batch(agents: list[PolicyAgent], views: list) -> list[int]:
         """Each agent's ``act`` on its view, with one network pass for all the views with
-        several legal moves (deterministic agents of one network: ``batch_key``)."""
-        import torch
-
-        from .networks import action_logits
+        several legal moves (agents of one ``batch_key``; near ties taken alone)."""
+        from .networks import best_legal_moves
 
         legals = [view.legal_actions() for view in views]
         moves = [legal[0] for legal in legals]
         asked = [k for k, legal in enumerate(legals) if len(legal) > 1]
         if not asked:
             return moves
-        policy = agents[0].policy
-        obs = torch.as_tensor(np.stack([views[k].observation() for k in asked]))
-        rows = [a for k in asked for a in legals[k]]
-        owner = [n for n, k in enumerate(asked) for _ in legals[k]]
-        with torch.no_grad():  # the head only on the moves legal somewhere, as in ``act``
-            latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs))
-            columns, at_column = np.unique(rows, return_inverse=True)
-            table = action_logits(policy, obs, latent, torch.as_tensor(columns))
-            logits = table[torch.as_tensor(owner), torch.as_tensor(at_column)]
-        at = 0
-        for k in asked:
-            count = len(legals[k])
-            probs = torch.softmax(logits[at : at + count], dim=0).numpy()
-            moves[k] = legals[k][int(np.argmax(probs))]
-            at += count
+        obs = np.stack([views[k].observation() for k in asked])
+        best, gaps = best_legal_moves(agents[0].policy, obs, [legals[k] for k in asked])
+        for k, top, gap in zip(asked, best, gaps, strict=True):
+            close = gap < PolicyAgent.NEAR_TIE
+            moves[k] = agents[k].act(views[k]) if close else legals[k][top]
         return moves

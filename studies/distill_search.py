@@ -5,7 +5,8 @@ seat of Normal games (game ``g`` in seat ``g % 2``, dealt from ``deal_seed(seed,
 with a partner drawn per game from a weighted population (the benchmark's train split and
 its combinations by default: never its test split). At each of its decisions with several
 legal moves it records the seat's observation, the legal moves, the move it played, the
-blueprint's move, and the moves it searched with their rollout win rates. Worker ``w`` of
+blueprint's move, the moves it searched with their rollout win rates, the game's result
+and the partner drawn. Worker ``w`` of
 ``W`` plays games ``w, w + W, ...`` and writes them in files of 50 games
 (``w{w}_g{first:06d}.npz``); a file already there is skipped, so a stopped run resumes.
 
@@ -15,11 +16,13 @@ policy improvement that the rollouts' noise cannot swing far: one rollout of 16 
 step of 0.0625); ``--tau 0`` takes the search's move itself (cross-entropy) plus
 ``--kl`` times the divergence from the blueprint. Decisions where nothing was searched keep
 the blueprint's distribution. It writes a policy checkpoint (``commoncause eval``,
-``benchmark`` take it) whose card records the run::
+``benchmark`` take it) whose card records the run. The runs of docs/benchmark.md::
 
-    python studies/distill_search.py generate --out runs/distill/data --games 8000 --workers 2
-    python studies/distill_search.py fit --data runs/distill/data --tau 0.1 \\
-        --out runs/distill/tau01.pt
+    python studies/distill_search.py generate --out runs/distill/data --games 2300
+    python studies/distill_search.py fit --data runs/distill/data --tau 0 --kl 1 \\
+        --epochs 4 --lr 3e-4 --out runs/distill/hard.pt
+    python studies/distill_search.py fit --data runs/distill/data --tau 0.05 \\
+        --epochs 6 --lr 3e-4 --out runs/distill/soft.pt
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import argparse
 import copy
 import json
 import multiprocessing
+import os
 import random
 import sys
 import time
@@ -65,8 +69,6 @@ hand-written conventions, two of their pairs, the two PPO seeds), ``trained`` an
 blueprint itself."""
 CHUNK = 50
 """Games per file and worker."""
-SEARCHED = 4
-"""Searched moves recorded per decision (the search's ``moves`` default)."""
 
 
 class Labeller(SearchAgent):
@@ -83,8 +85,8 @@ class Labeller(SearchAgent):
         moves = search_moves(self.blueprint, view, legal, self.options.moves)
         rates = rollout_rates(moves, deals, self.rollouts, self.options, self.stats, view.player)
         move = better_move(moves, blueprint_move, rates, self.options.threshold, self.stats)
-        searched = np.full(SEARCHED, -1, dtype=np.int16)
-        won = np.full(SEARCHED, -1.0, dtype=np.float32)
+        searched = np.full(self.options.moves, -1, dtype=np.int16)
+        won = np.full(self.options.moves, -1.0, dtype=np.float32)
         if rates is not None:
             searched[: len(moves)], won[: len(moves)] = moves, rates
         observation = view.observation().astype(np.float16)
@@ -118,28 +120,37 @@ def generate_worker(args: argparse.Namespace, worker: int) -> None:
         legal = np.zeros((len(rows), get_game("common_cause").num_actions), dtype=bool)
         for i, row in enumerate(rows):
             legal[i, row[1]] = True
+        partial = path.with_suffix(".partial.npz")  # (a stop mid-write leaves no file)
         np.savez_compressed(
-            path, obs=np.stack([r[0] for r in rows]), legal=legal,
+            partial, obs=np.stack([r[0] for r in rows]), legal=legal,
             search=np.array([r[2] for r in rows]), blue=np.array([r[3] for r in rows]),
             moves=np.stack([r[4] for r in rows]), rates=np.stack([r[5] for r in rows]),
             win=np.array(won), partner=np.array(partner),
         )  # fmt: skip
+        os.replace(partial, path)
         print(f"worker {worker}: games to {games[-1]}, {len(rows)} decisions", flush=True)
 
 
-def generate(args: argparse.Namespace) -> None:
+def generate(args: argparse.Namespace) -> int:
+    """The workers' games; a folder of records made with other settings is refused (the
+    files it holds would not be the games these settings play)."""
+    run = {"blueprint": args.blueprint, "rollouts": args.rollouts, "seed": args.seed,
+           "workers": args.workers, "population": POPULATION}  # fmt: skip
+    kept = args.out / "population.json"
+    if kept.is_file() and json.loads(kept.read_text()) != run:
+        raise SystemExit(f"{args.out} holds records of other settings ({kept}): use another --out")
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "population.json").write_text(json.dumps({
-        "blueprint": args.blueprint, "rollouts": args.rollouts, "seed": args.seed,
-        "games": args.games,
-        "workers": args.workers, "population": POPULATION,
-    }, indent=1) + "\n")  # fmt: skip
+    kept.write_text(json.dumps(run, indent=1) + "\n")
     workers = [multiprocessing.Process(target=generate_worker, args=(args, w))
                for w in range(args.workers)]  # fmt: skip
     for process in workers:
         process.start()
     for process in workers:
         process.join()
+    failed = [w for w, process in enumerate(workers) if process.exitcode != 0]
+    if failed:
+        raise SystemExit(f"worker(s) {failed} failed (see above); run again to resume")
+    return 0
 
 
 def load_records(folder: Path) -> dict[str, np.ndarray]:
@@ -163,11 +174,12 @@ def soft_targets(ref_probs, moves: np.ndarray, rates: np.ndarray, tau: float):
         won = torch.as_tensor(rates[row][kept])
         share = targets[row, searched]
         weights = share * torch.exp((won - won.max()) / tau)
-        targets[row, searched] = share.sum() * weights / weights.sum()
+        if weights.sum() > 0:  # (else every weight underflowed: the blueprint's own)
+            targets[row, searched] = share.sum() * weights / weights.sum()
     return targets
 
 
-def fit(args: argparse.Namespace) -> None:
+def fit(args: argparse.Namespace) -> int:
     import torch
 
     from commoncause.agents.trained import (
@@ -234,6 +246,7 @@ def fit(args: argparse.Namespace) -> None:
     torch.save(out, args.out)
     print(f"{len(obs):,} decisions; the policy's move differs from the blueprint's on "
           f"{changed:.1%}; saved {args.out}")  # fmt: skip
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -256,8 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     learn.add_argument("--lr", type=float, default=1e-4)
     learn.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    (generate if args.step == "generate" else fit)(args)
-    return 0
+    return (generate if args.step == "generate" else fit)(args)
 
 
 if __name__ == "__main__":

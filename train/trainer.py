@@ -67,8 +67,11 @@ def partner_cards(config: TrainConfig) -> list[dict]:
     rules = config.game_config()
     cards = []
     for spec in config.partners:
-        member = for_config(spec, config.game, rules)
-        agent = make_agent(member, config.game)
+        try:
+            member = for_config(spec, config.game, rules)
+            agent = make_agent(member, config.game)
+        except ValueError as e:  # (a resumed run's partner gone, say)
+            raise ValueError(f"config partners {spec!r}: {e}") from None
         card = {"partner": spec, "member": member}
         if isinstance(agent, PolicyAgent):
             path = agent.path.resolve()
@@ -83,13 +86,18 @@ def check_partners_unchanged(saved: list[dict], current: list[dict]) -> None:
     other weights than the run trained with (``saved``, ``partner_cards`` of its
     checkpoint; checkpoints from before partners were pinned have none)."""
     for was, now in zip(saved, current, strict=True):
-        if (was["member"], was.get("digest")) != (now["member"], now.get("digest")):
-            what = now.get("checkpoint", now["member"])
+        if was["member"] != now["member"]:
             raise ValueError(
-                f"config partners {was['partner']!r}: {what} is not the policy this run "
-                f"trained with (weights digest {str(now.get('digest'))[:12]}, the run's "
-                f"{str(was.get('digest'))[:12]}); put the run's partner back, or start a new "
-                f"run with init_from"
+                f"config partners {was['partner']!r} now plays {now['member']}, the run's "
+                f"{was['member']}; resume with the version that wrote it, or start a new run "
+                f"with init_from"
+            )
+        if was.get("digest") != now.get("digest"):
+            raise ValueError(
+                f"config partners {was['partner']!r}: {now['checkpoint']} is not the policy "
+                f"this run trained with (weights digest {now['digest'][:12]}, the run's "
+                f"{was['digest'][:12]}); put the run's partner back, or start a new run with "
+                f"init_from"
             )
 
 

@@ -202,16 +202,62 @@ def test_a_policy_acts_in_a_batch_as_alone():
     assert PolicyAgent("checkpoints/normal/best.pt", deterministic=False).batch_key is None
 
 
-def test_evaluate_plays_a_policy_side_by_side_with_the_same_report(monkeypatch):
+@pytest.mark.parametrize(
+    ("game", "options", "team", "rotations"),
+    [("common_cause", {}, ("trained", "baseline"), 1),
+     ("dummy_rummy", {"num_players": 2, "hands": 1}, ("trained", "baseline"), 2)],
+)  # fmt: skip
+def test_a_pool_task_plays_a_policy_side_by_side_with_the_same_rows(
+    game, options, team, rotations, monkeypatch
+):
+    """``play_deals`` plays a policy's games side by side, several decisions a pass, with
+    the rows one by one play gives; a team with a member that is not cheap to make per
+    game (a search) plays one by one."""
     import commoncause.agents.evaluate as evaluation
+    from commoncause.agents.trained import PolicyAgent
+
+    config = get_game(game).make_config(**options)
+    agents = evaluation.team_agents(game, team)
+    assert evaluation.side_by_side(agents, team)
+    search = ("search:rollouts=1", "baseline")
+    assert not evaluation.side_by_side(evaluation.team_agents(game, search), search)
+    sizes = []
+    batch = PolicyAgent.act_batch
+
+    def counted(agents, views):
+        sizes.append(len(views))
+        return batch(agents, views)
+
+    monkeypatch.setattr(PolicyAgent, "act_batch", staticmethod(counted))
+    together = evaluation.play_deals(agents, game, config, 2, 0, 10, rotations, team)
+    assert max(sizes) > 1  # (several games' decisions in one pass)
+    monkeypatch.setattr(evaluation, "side_by_side", lambda agents, team: False)
+    alone = evaluation.play_deals(agents, game, config, 2, 0, 10, rotations, team)
+    assert together == alone and len(together) == 10
+
+
+def test_an_agent_in_two_games_side_by_side_is_refused():
+    from commoncause.agents.arena import play_side_by_side
 
     config = get_game("common_cause").make_config()
-    team = ("trained", "baseline")
-    assert evaluation.acts_in_batches("common_cause", team)
-    assert not evaluation.acts_in_batches("common_cause", ("baseline", "random"))
-    together = evaluate(team, config, 30, 2)
-    monkeypatch.setattr(evaluation, "acts_in_batches", lambda game, team: False)
-    assert evaluate(team, config, 30, 2).by_deal == together.by_deal
+    shared = make_agent("trained")
+    teams = [(shared, make_agent("baseline")), (shared, make_agent("baseline"))]
+    with pytest.raises(ValueError, match="plays in two games side by side"):
+        play_side_by_side(config, teams, [1, 2], "common_cause")
+
+
+def test_near_ties_are_taken_alone(monkeypatch):
+    """Where the batch's two best logits are within ``NEAR_TIE``, the move is ``act``'s
+    own (a batch's rounding could reorder them)."""
+    from commoncause.agents.trained import PolicyAgent
+
+    game = get_game("common_cause")
+    state = game.new_game(game.make_config(), 3)
+    view = game.seat_view(state, state.current)
+    agent = make_agent("trained")
+    monkeypatch.setattr(PolicyAgent, "NEAR_TIE", float("inf"))  # every move a near tie
+    monkeypatch.setattr(PolicyAgent, "act", lambda self, view: -7)
+    assert PolicyAgent.act_batch([agent], [view]) == [-7]
 
 
 def test_a_refused_move_is_one_line_side_by_side():

@@ -57,6 +57,8 @@ def test_generate_and_fit_end_to_end(tmp_path, capfd):
     assert "worker 0: games to 1" in capfd.readouterr().out
     assert script.main(args) == 0
     assert "worker 0" not in capfd.readouterr().out  # a file already there is skipped
+    with pytest.raises(SystemExit, match="holds records of other settings"):
+        script.main([*args, "--seed", "5"])
     assert script.main(["fit", "--data", str(data), "--out", str(out), "--epochs", "1"]) == 0
     card = load_checkpoint(out)["distilled"]
     assert card["decisions"] > 0 and 0 <= card["moves_changed"] <= 1

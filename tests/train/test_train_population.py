@@ -215,6 +215,9 @@ def test_a_resumed_run_refuses_a_partner_whose_weights_changed(tmp_path, capsys)
     err = capsys.readouterr().err.strip()
     assert "is not the policy this run trained with" in err and len(err.splitlines()) == 1
     assert load_checkpoint(last)["num_timesteps"] == 256
+    partner.unlink()  # gone: the same one line names the partner
+    assert main(["train", "--resume", str(last), "--total-steps", "512"]) == 2
+    assert f"config partners '{partner}': checkpoint" in capsys.readouterr().err
     shutil.copy(ROOT / "checkpoints/normal_seed11/best.pt", partner)  # put back: it resumes
     assert main(["train", "--resume", str(last), "--total-steps", "512"]) == 0
     resumed = load_checkpoint(last)
