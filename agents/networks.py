@@ -214,13 +214,10 @@ def action_logits(
     return logits
 
 
-def best_legal_moves(
-    policy, obs: np.ndarray, legals: list[list[int]]
-) -> tuple[list[int], list[float]]:
-    """For each row of ``obs`` (one observation per row, ``legals[row]`` its legal moves,
-    ascending): the position in ``legals[row]`` of the move with the highest logit (the
-    first of equals) and the gap to the second best (inf for a single move). One network
-    pass for all rows, the head only on the moves legal in some row."""
+def legal_logits(policy, obs: np.ndarray, legals: list[list[int]]) -> list[np.ndarray]:
+    """For each row of ``obs`` (one observation per row), the policy's logits of the moves
+    ``legals[row]``, in that order. One network pass for all rows, the head only on the
+    moves legal in some row."""
     rows = [a for legal in legals for a in legal]
     owner = [k for k, legal in enumerate(legals) for _ in legal]
     with torch.no_grad():
@@ -229,15 +226,7 @@ def best_legal_moves(
         columns, at_column = np.unique(rows, return_inverse=True)
         table = action_logits(policy, obs_t, latent, torch.as_tensor(columns))
         logits = table[torch.as_tensor(owner), torch.as_tensor(at_column)].numpy()
-    best, gaps = [], []
-    at = 0
-    for legal in legals:
-        mine = logits[at : at + len(legal)]
-        top = int(np.argmax(mine))
-        best.append(top)
-        gaps.append(float(mine[top] - np.max(np.delete(mine, top))) if len(legal) > 1 else np.inf)
-        at += len(legal)
-    return best, gaps
+    return np.split(logits, np.cumsum([len(legal) for legal in legals])[:-1])
 
 
 def build_critic(in_size: int, net_arch: list[int], activation: str) -> torch.nn.Sequential:

@@ -201,7 +201,7 @@ class PolicyRollouts:
 
     def finish(self, states: list[State], seat: int) -> list[float]:
         """1.0 per game ``seat`` won, else 0.0 (``seat_won``; the states are played on)."""
-        from .networks import best_legal_moves
+        from .networks import legal_logits
 
         game, others = self.game, self.others
         observers = [[game.observer(s) for s in range(st.num_seats)] for st in states]
@@ -238,9 +238,9 @@ class PolicyRollouts:
             if not waiting:
                 break
             obs = np.stack([observers[i][states[i].current].encode(states[i]) for i, _ in waiting])
-            best, _ = best_legal_moves(policy, obs, [legal for _, legal in waiting])
-            for (i, legal), k in zip(waiting, best, strict=True):
-                states[i].apply(legal[k])
+            logits = legal_logits(policy, obs, [legal for _, legal in waiting])
+            for (i, legal), scores in zip(waiting, logits, strict=True):
+                states[i].apply(legal[int(np.argmax(scores))])
                 played[i] += 1
             running = [i for i, _ in waiting]
             moves += 1

@@ -332,7 +332,7 @@ class PolicyAgent:
     def act_batch(agents: list[PolicyAgent], views: list) -> list[int]:
         """Each agent's ``act`` on its view, with one network pass for all the views with
         several legal moves (agents of one ``batch_key``; near ties taken alone)."""
-        from .networks import best_legal_moves
+        from .networks import legal_logits
 
         legals = [view.legal_actions() for view in views]
         moves = [legal[0] for legal in legals]
@@ -340,8 +340,9 @@ class PolicyAgent:
         if not asked:
             return moves
         obs = np.stack([views[k].observation() for k in asked])
-        best, gaps = best_legal_moves(agents[0].policy, obs, [legals[k] for k in asked])
-        for k, top, gap in zip(asked, best, gaps, strict=True):
-            close = gap < PolicyAgent.NEAR_TIE
-            moves[k] = agents[k].act(views[k]) if close else legals[k][top]
+        logits = legal_logits(agents[0].policy, obs, [legals[k] for k in asked])
+        for k, scores in zip(asked, logits, strict=True):
+            second, best = np.partition(scores, -2)[-2:]
+            close = best - second < PolicyAgent.NEAR_TIE
+            moves[k] = agents[k].act(views[k]) if close else legals[k][int(np.argmax(scores))]
         return moves
