@@ -66,9 +66,10 @@ def clipped_surrogate(
 
 
 def sample_masked(logits: torch.Tensor, mask: torch.Tensor, generator=None) -> torch.Tensor:
-    """One move per row from softmax(logits) over the legal moves, by Gumbel-max."""
-    noise = torch.empty_like(logits).exponential_(generator=generator)  # -log E ~ Gumbel
-    return (logits - noise.log_()).masked_fill_(~mask, float("-inf")).argmax(dim=1)
+    """One move per row from softmax(logits) over the legal moves, by Gumbel-max: the noise
+    ``-log(-log U)`` from uniform draws (~3x faster on the CPU than ``exponential_``)."""
+    gumbel = torch.rand(logits.shape, generator=generator).log_().neg_().log_().neg_()
+    return (logits + gumbel).masked_fill_(~mask, float("-inf")).argmax(dim=1)
 
 
 def masked_entropy(logits: torch.Tensor, log_probs: torch.Tensor) -> torch.Tensor:
@@ -224,7 +225,8 @@ class PPO(SeatTrajectories):
                     self.policy, obs_t, mask_t, legal_columns(mask_np), critic, hidden_t
                 )
                 choice = sample_masked(logits, mask_t[:, columns], self.generator)
-                log_probs = logits.gather(1, choice[:, None])[:, 0] - logits.logsumexp(dim=1)
+                # (log_softmax, not logsumexp: exp of the -1e8 logits takes a slow path)
+                log_probs = F.log_softmax(logits, dim=1).gather(1, choice[:, None])[:, 0]
                 actions = columns[choice]
             self.buf_actions[row, lo:hi] = actions
             self.buf_log_probs[row, lo:hi] = log_probs
