@@ -2,10 +2,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
+EXT_STAMP := $(VENV)/.compiled
 
 .PHONY: install train demo serve test lint docs bench peers rllib test-rllib clean
 
-install: $(STAMP)
+install: $(EXT_STAMP)
 
 # torch (CPU build) is installed first so that nothing later pulls a CUDA build.
 # editable_mode=compat puts the repo root on sys.path, so packages added after the
@@ -15,32 +16,39 @@ $(STAMP): pyproject.toml
 	$(PIP) install --upgrade pip
 	$(PIP) install torch==2.13.0
 	$(PIP) install -e '.[dev]' --config-settings editable_mode=compat
-	touch $(STAMP)
+	touch $(STAMP) $(EXT_STAMP)
+
+# The engines' hot modules (setup.py's COMPILED) are compiled by Cython at the install, and
+# again here once a source has changed (until then commoncause/compiled.py runs the changed
+# sources). Without a C compiler the pure-Python sources run.
+$(EXT_STAMP): $(STAMP) setup.py $(wildcard envs/*.py envs/*/*.py train/selfplay.py)
+	$(PY) setup.py -q build_ext --inplace || echo "note: not compiled; the pure-Python sources run"
+	touch $(EXT_STAMP)
 
 # The main job: self-play PPO from scratch on Normal (12 minutes on the idle 2-core machine);
 # ends by comparing the trained team with the baseline team on 2,000 paired deals.
-train: $(STAMP)
+train: $(EXT_STAMP)
 	$(VENV)/bin/commoncause train --config configs/normal.yaml
 
-demo: $(STAMP)
+demo: $(EXT_STAMP)
 	$(VENV)/bin/commoncause demo
 
 # Play in the browser: http://127.0.0.1:8000/ (docs/web.md; records in records/web/).
-serve: $(STAMP)
+serve: $(EXT_STAMP)
 	$(VENV)/bin/commoncause serve
 
 # pytest exit code 5 means "no tests collected": treat it as success.
-test: $(STAMP)
+test: $(EXT_STAMP)
 	$(PY) -m pytest; rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 0; fi; exit $$rc
 
-lint: $(STAMP)
+lint: $(EXT_STAMP)
 	$(VENV)/bin/ruff check .
 
 # The documentation site (MkDocs Material, works offline: open site/index.html) into site/.
-docs: $(STAMP)
+docs: $(EXT_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
-bench: $(STAMP)
+bench: $(EXT_STAMP)
 	$(PY) bench/bench_env.py
 
 peers: $(STAMP)
@@ -57,7 +65,7 @@ $(RLLIB_STAMP): pyproject.toml
 	python3 -m venv $(RLLIB_VENV)
 	$(RLLIB_VENV)/bin/pip install --upgrade pip
 	$(RLLIB_VENV)/bin/pip install torch==2.13.0
-	$(RLLIB_VENV)/bin/pip install -e '.[dev,rllib]' --config-settings editable_mode=compat
+	COMMONCAUSE_PURE_PYTHON=1 $(RLLIB_VENV)/bin/pip install -e '.[dev,rllib]' --config-settings editable_mode=compat
 	touch $(RLLIB_STAMP)
 
 # The RLlib tests, and the env and training tests on the gymnasium version ray pins (1.2.2).

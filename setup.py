@@ -4,12 +4,22 @@
 only ``commoncause`` in site-packages; every game's shipped policies (its record's
 ``policies``: Common Cause's partners, ``adhoc`` and the benchmark zoo's, the rummies' per
 seat count) and the configs travel with it. Every other setting is in pyproject.toml.
+
+Speed: the engines' hot modules (``COMPILED``) are also compiled, unchanged, by Cython into
+extension modules beside their sources, which Python then imports in their place (about
+1.5x the steps per second). The ``.py`` files stay the reference and are what runs wherever
+the extensions are missing: a build without Cython or a C compiler, a failed compile
+(the extensions are optional), a build with ``COMMONCAUSE_PURE_PYTHON=1``, or any run with
+``COMMONCAUSE_PURE_PYTHON=1`` set (``commoncause/__init__.py`` then imports the sources).
+``tests/core/test_compiled.py`` plays the same games through both and demands the same
+bytes.
 """
 
 import ast
+import os
 from pathlib import Path
 
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
 
 FOLDERS = ("envs", "agents", "train")
 SHIPPED = ["*.pt", "*.json", "*.png", "*.md"]  # weights, model card, curve, README card
@@ -55,4 +65,53 @@ package_data = {f"commoncause.{p}": patterns for p, patterns in DATA.items()}
 package_data.update({p: ["*.md"] for p in packages if p.startswith("commoncause.envs.")})
 package_data["commoncause.web"] = ["static/*"]  # the browser page (commoncause serve)
 
-setup(packages=packages, package_dir=package_dir, package_data=package_data)
+
+COMPILED = [
+    "envs/aec.py",
+    "envs/core/melds.py",
+    "envs/core/pile_rummy.py",
+    "envs/core/planes.py",
+    "envs/common_cause/baseline.py",
+    "envs/common_cause/observer.py",
+    "envs/common_cause/rules.py",
+    "envs/common_cause/seat.py",
+    "envs/dummy_rummy/contract_plans.py",
+    "envs/dummy_rummy/observer.py",
+    "envs/dummy_rummy/rules.py",
+    "envs/open_rummy/meld_plans.py",
+    "envs/open_rummy/observer.py",
+    "envs/open_rummy/rules.py",
+    "train/selfplay.py",
+]
+"""The modules compiled by Cython (the engines' and the training view's hot paths)."""
+
+
+def compiled_extensions() -> list[Extension]:
+    """``COMPILED`` as optional Cython extensions, with Python's own semantics (annotations
+    are not C types); none without Cython or with ``COMMONCAUSE_PURE_PYTHON`` set."""
+    if os.environ.get("COMMONCAUSE_PURE_PYTHON"):
+        return []
+    try:
+        from Cython.Build import cythonize
+    except ImportError:
+        return []
+    extensions = [
+        Extension(
+            "commoncause." + path.removesuffix(".py").replace("/", "."),
+            [path],
+            optional=True,  # a failed compile leaves the pure-Python module
+            extra_compile_args=["-O1"],  # (as fast here as -O2, half the compile time)
+        )
+        for path in COMPILED
+    ]
+    directives = {"language_level": 3, "annotation_typing": False, "binding": True}
+    return cythonize(extensions, compiler_directives=directives, quiet=True)
+
+
+setup(
+    packages=packages,
+    package_dir=package_dir,
+    package_data=package_data,
+    ext_modules=compiled_extensions(),
+    options={"build_ext": {"parallel": os.cpu_count() or 1}},
+)

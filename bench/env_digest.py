@@ -39,6 +39,34 @@ def digest(game: str, options: dict, games: int, seed: int = 0) -> tuple[str, in
     return h.hexdigest(), steps
 
 
+def selfplay_digest(game: str, options: dict, games: int, seed: int = 0) -> tuple[str, int]:
+    """The same for the training view (``train/selfplay.py``) with the game's baseline in a
+    seat of every other game: each step's observation, mask, hidden cards, reward, flags
+    and info, under seeded random legal actions."""
+    from commoncause.train.selfplay import SelfPlayEnv
+
+    e = SelfPlayEnv(0.5, game, **options)
+    rng = random.Random(seed)
+    h = hashlib.sha256()
+    steps = 0
+    for _ in range(games):
+        obs, info = e.reset(seed=rng.randrange(2**31))
+        done = False
+        while not done:
+            mask = e.action_masks()
+            h.update(obs.tobytes())
+            h.update(mask.tobytes())
+            h.update(e.hidden_cards().tobytes())
+            h.update(repr(sorted(info.items())).encode())
+            legal = mask.nonzero()[0]
+            obs, reward, term, trunc, info = e.step(int(legal[rng.randrange(len(legal))]))
+            h.update(repr((reward, term, trunc)).encode())
+            done = term or trunc
+            steps += 1
+        h.update(repr(sorted(info.items())).encode())
+    return h.hexdigest(), steps
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="common_cause")

@@ -6,7 +6,8 @@ top level beside this package; an installed wheel copies them inside it (``setup
 them). Either way they import as ``commoncause.envs`` and so on, so an installed copy puts
 no generic top-level names (``envs``, ``train``) in site-packages for a user's own
 ``train.py`` to shadow. This file only adds the repository root to the package's search
-path when those folders are siblings; it imports nothing.
+path when those folders are siblings, and puts ``commoncause.compiled``'s finder first,
+which says when a module's compiled copy runs in place of its source.
 """
 
 from pathlib import Path
@@ -18,3 +19,7 @@ the repository root of a source checkout."""
 
 if ROOT != _HERE:
     __path__.append(str(ROOT))  # noqa: F821 (the package's own __path__)
+
+from .compiled import install  # noqa: E402 (after __path__ is complete)
+
+install()

@@ -35,7 +35,7 @@ def copy_game(source: Path, folder: Path) -> Path:
     """The game folder ``source`` copied as ``folder / NAME``: its spec module renamed
     ``NAME.py`` and its name replaced by ``NAME`` in its files."""
     target = folder / NAME
-    shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.c"))
     (target / f"{SOURCE}.py").rename(target / f"{NAME}.py")
     for path in target.iterdir():
         if path.suffix in (".py", ".md"):
