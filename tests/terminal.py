@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -29,12 +30,15 @@ def run_cli(*args: str, timeout: int = 120) -> subprocess.CompletedProcess:
 
 
 def spawn(*args: str, timeout: int = 60) -> Any:
-    """``python -m commoncause.cli ARGS`` in a 50x200 pseudo-terminal (a pexpect child)."""
+    """``python -m commoncause.cli ARGS`` in a 50x200 pseudo-terminal (a pexpect child), with
+    Ctrl-C's default meaning: a suite started in the background (``make test &``) inherits
+    SIGINT ignored, and Python then never raises KeyboardInterrupt."""
     import pexpect
 
     return pexpect.spawn(
         PYTHON, ["-m", "commoncause.cli", *args], cwd=str(ROOT), env=ENV, encoding="utf-8",
         timeout=timeout, dimensions=(50, 200),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
 
 
