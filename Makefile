@@ -38,12 +38,14 @@ serve: $(EXT_STAMP)
 	$(VENV)/bin/commoncause serve
 
 # pytest exit code 5 means "no tests collected": treat it as success.
+PYTEST = $(PY) -m pytest; rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 0; fi; exit $$rc
+
 test: $(EXT_STAMP)
-	$(PY) -m pytest; rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 0; fi; exit $$rc
+	$(PYTEST)
 
 # The same suite on the pure-Python sources (commoncause/compiled.py), the reference.
 test-pure: $(EXT_STAMP)
-	COMMONCAUSE_PURE_PYTHON=1 $(PY) -m pytest; rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 0; fi; exit $$rc
+	COMMONCAUSE_PURE_PYTHON=1 $(PYTEST)
 
 lint: $(EXT_STAMP)
 	$(VENV)/bin/ruff check .
