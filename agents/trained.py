@@ -303,6 +303,17 @@ class PolicyAgent:
             probs[legal] = torch.softmax(logits, dim=0).numpy()
         return probs
 
+    def probabilities_batch(self, views: list) -> np.ndarray:
+        """``probabilities`` of each view, shape (len(views), n_actions), in one network pass."""
+        import torch
+
+        obs = torch.as_tensor(np.stack([view.observation() for view in views]))
+        mask = torch.zeros((len(views), self.n_actions), dtype=torch.bool)
+        for i, view in enumerate(views):
+            mask[i, view.legal_actions()] = True
+        with torch.no_grad():
+            return torch.softmax(masked_logits(self.policy, obs, mask), dim=1).numpy()
+
     def act(self, view) -> int:
         import torch
 

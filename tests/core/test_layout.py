@@ -82,3 +82,19 @@ def test_every_layer_imports_only_the_layers_below_it():
               if order.index(there) > order.index(here)]  # fmt: skip
     assert not upward, upward
     assert "<!-- imports: layers -->" in (DOCS / "layout.md").read_text()
+
+
+def test_torch_is_imported_only_above_the_envs():
+    """No module under envs/ (rules, adapter, PettingZoo modules, a game's studies) imports
+    torch, in a function either: a study that needs a network's output asks the agent."""
+    import ast
+
+    importers = []
+    for path in sorted((ROOT / "envs").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            if any(n == "torch" or n.startswith("torch.") for n in names):
+                importers.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not importers, importers

@@ -206,18 +206,8 @@ def distributions(agent: Agent, views: list[SeatView]) -> np.ndarray:
     """The agent's move distribution on each view, shape (len(views), N_ACTIONS): exact for
     policies (one batched forward pass for a ``PolicyAgent``) and the random agent
     (uniform over the legal moves); a one-hot of ``decision`` for deterministic agents."""
-    policy = getattr(agent, "policy", None)
-    if policy is not None:
-        import torch
-
-        from commoncause.agents.trained import masked_logits
-
-        obs = torch.as_tensor(np.stack([v.observation() for v in views]))
-        mask = torch.zeros((len(views), N_ACTIONS), dtype=torch.bool)
-        for i, v in enumerate(views):
-            mask[i, v.legal_actions()] = True
-        with torch.no_grad():
-            return torch.softmax(masked_logits(policy, obs, mask), dim=1).numpy()
+    if hasattr(agent, "probabilities_batch"):
+        return agent.probabilities_batch(views)
     out = np.zeros((len(views), N_ACTIONS), dtype=np.float64)
     for i, v in enumerate(views):
         if hasattr(agent, "probabilities"):
