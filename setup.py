@@ -67,10 +67,12 @@ package_data["commoncause.web"] = ["static/*"]  # the browser page (commoncause 
 
 
 COMPILED = [
+    "agents/arena.py",
     "envs/aec.py",
     "envs/core/melds.py",
     "envs/core/pile_rummy.py",
     "envs/core/planes.py",
+    "envs/core/seat.py",
     "envs/common_cause/baseline.py",
     "envs/common_cause/observer.py",
     "envs/common_cause/rules.py",
