@@ -168,10 +168,8 @@ class ActionInfo:
     end: int = 0  # layoff: 0 set / low end, 1 high end
 
 
-def decode(action: int) -> ActionInfo:
-    """What an action id means; ValueError if out of range."""
-    if not 0 <= action < N_ACTIONS:
-        raise ValueError(f"action {action} is out of range 0-{N_ACTIONS - 1}")
+def _meaning(action: int) -> ActionInfo:
+    """What an action id in range means (``decode`` reads it from ``DECODED``)."""
     if action == DRAW_STOCK:
         return ActionInfo(KIND_DRAW_STOCK)
     if action == DRAW_DISCARD:
@@ -198,3 +196,14 @@ def decode(action: int) -> ActionInfo:
     rest, end = divmod(rest, 2)
     owner, group = divmod(rest, MAX_GROUPS)
     return ActionInfo(KIND_LAYOFF, card=card, group=group, owner=owner, end=end)
+
+
+DECODED: tuple[ActionInfo, ...] = tuple(_meaning(a) for a in range(N_ACTIONS))
+"""Every action id's meaning, indexed by the id (``ActionInfo`` is frozen: shared)."""
+
+
+def decode(action: int) -> ActionInfo:
+    """What an action id means; ValueError if out of range."""
+    if not 0 <= action < N_ACTIONS:
+        raise ValueError(f"action {action} is out of range 0-{N_ACTIONS - 1}")
+    return DECODED[action]

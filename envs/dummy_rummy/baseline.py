@@ -30,13 +30,13 @@ from .actions import (
     CUTIN_PASS,
     CUTIN_TAKE,
     DECK,
+    DECODED,
     DISCARD_BASE,
     DRAW_DISCARD,
     DRAW_STOCK,
     IS_WILD,
     LAYOFF_BASE,
     SET_MELD_BASE,
-    decode,
     points,
 )
 from .rules import CUTIN_PHASE, DRAW_PHASE
@@ -119,11 +119,11 @@ class BaselineAgent:
         melds = [a for a in legal if SET_MELD_BASE <= a < LAYOFF_BASE]
         others_laid = any(view.laid(s) for s in range(view.num_seats) if s != me)
         if melds and (opts.lay == "at_once" or others_laid or not discards):
-            natural = [a for a in melds if not IS_WILD[decode(a).card]]
+            natural = [a for a in melds if not IS_WILD[DECODED[a].card]]
             return min(natural or melds)
         layoffs = [a for a in legal if a >= LAYOFF_BASE]
         if layoffs and (opts.layoff == "all" or not discards):
-            natural = [a for a in layoffs if not IS_WILD[decode(a).card]]
+            natural = [a for a in layoffs if not IS_WILD[DECODED[a].card]]
             if natural:
                 return min(natural)
             if opts.wild_layoffs == "yes" or not discards:

@@ -21,6 +21,7 @@ from .actions import (
     CUTIN_PASS,
     CUTIN_TAKE,
     DECK,
+    DECODED,
     DISCARD_BASE,
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -33,11 +34,9 @@ from .actions import (
     KIND_DRAW_STOCK,
     KIND_RUN_MELD,
     KIND_SET_MELD,
-    N_ACTIONS,
     TYPE_OF,
     WILD_TYPES,
     Contract,
-    decode,
     layoff_action,
     points,
     rank_at,
@@ -52,7 +51,6 @@ _RANK_OF: tuple[int, ...] = tuple(-1 if IS_WILD[t] else t % 13 for t in range(N_
 _CARD_RANK = tuple(_RANK_OF[t] for t in TYPE_OF)
 """A physical card's natural rank, -1 for a wild card."""
 _GROUPS = tuple(c.groups for c in CONTRACTS)
-_DECODED = tuple(decode(a) for a in range(N_ACTIONS))  # ActionInfo is frozen: shared
 _NOTHING: frozenset[int] = frozenset()
 _FRESH_GROUPS = tuple(
     tuple((is_set, size, -1, 0 if is_set else _NOTHING, False) for is_set, size in groups)
@@ -430,7 +428,7 @@ class GameState(PileRummyState):
         self._last_rewards = (0.0,) * self.n
         self.history.append((p, action))
         self.hand_moves += 1
-        info = _DECODED[action]
+        info = DECODED[action]
         kind = info.kind
         if kind == KIND_DRAW_STOCK:
             self._draw_stock_turn(p)

@@ -124,10 +124,8 @@ class ActionInfo:
     end: int = 0  # layoff of a joker on a run: 0 low end, 1 high end
 
 
-def decode(action: int) -> ActionInfo:
-    """What an action id means; ValueError if out of range."""
-    if isinstance(action, bool) or not 0 <= action < N_ACTIONS:
-        raise ValueError(f"action {action} is out of range 0-{N_ACTIONS - 1}")
+def _meaning(action: int) -> ActionInfo:
+    """What an action id in range means (``decode`` reads it from ``DECODED``)."""
     if action == DRAW_STOCK:
         return ActionInfo(KIND_DRAW_STOCK)
     if action == DRAW_DISCARD:
@@ -151,3 +149,14 @@ def decode(action: int) -> ActionInfo:
         return ActionInfo(KIND_LAYOFF, card=k, slot=slot)
     slot, t = divmod(action - STEAL_BASE, N_STANDARD)
     return ActionInfo(KIND_STEAL, card=t, slot=slot)
+
+
+DECODED: tuple[ActionInfo, ...] = tuple(_meaning(a) for a in range(N_ACTIONS))
+"""Every action id's meaning, indexed by the id (``ActionInfo`` is frozen: shared)."""
+
+
+def decode(action: int) -> ActionInfo:
+    """What an action id means; ValueError if out of range."""
+    if isinstance(action, bool) or not 0 <= action < N_ACTIONS:
+        raise ValueError(f"action {action} is out of range 0-{N_ACTIONS - 1}")
+    return DECODED[action]

@@ -31,6 +31,7 @@ from ..core.cards import JOKER
 from ..core.options import AgentOptions
 from .actions import (
     CARDSWAP_BASE,
+    DECODED,
     DISCARD_BASE,
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -40,7 +41,6 @@ from .actions import (
     SET_STEP_BASE,
     STEAL_BASE,
     TYPE_OF,
-    decode,
     points,
     position_of,
 )
@@ -126,7 +126,7 @@ class BaselineAgent:
                 return choice
         layoffs = [a for a in legal if LAYOFF_BASE <= a < STEAL_BASE]
         if layoffs:
-            natural = [a for a in layoffs if decode(a).card != JOKER]
+            natural = [a for a in layoffs if DECODED[a].card != JOKER]
             if natural:
                 return min(natural)
             if opts.jokers == "use" or len(hand) <= 4:

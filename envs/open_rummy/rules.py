@@ -18,6 +18,7 @@ from ..core.pile_rummy import DRAW_PHASE, PLACE_PHASE, PileRummyState
 from .actions import (
     ACE_POSITION,
     CARDSWAP_BASE,
+    DECODED,
     DISCARD_BASE,
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -33,13 +34,11 @@ from .actions import (
     LOW_POSITION,
     MAX_JOKERS,
     MAX_SEATS,
-    N_ACTIONS,
     RUN_STEP_BASE,
     SET_STEP_BASE,
     TYPE_OF,
     card_at_position,
     deck_spec,
-    decode,
     layoff_action,
     points,
     position_of,
@@ -49,7 +48,6 @@ from .actions import (
 from .meld_plans import MELD_SIZE, first_steps, legal_steps
 
 MIN_SEATS = 2
-_DECODED = tuple(decode(a) for a in range(N_ACTIONS))  # ActionInfo is frozen: shared
 _BIT = tuple(1 << t for t in range(N_STANDARD)) + (0,)  # a card type's bit (none: a joker)
 
 MELD_RULES = MeldRules(
@@ -454,7 +452,7 @@ class GameState(PileRummyState):
         self._last_rewards = (0.0,) * self.n
         self.history.append((p, action))
         self.round_moves += 1
-        info = _DECODED[action]
+        info = DECODED[action]
         kind = info.kind
         if kind == KIND_DRAW_STOCK:
             self.swap_open = False
