@@ -77,12 +77,16 @@ COMPILED = [
     "envs/common_cause/observer.py",
     "envs/common_cause/rules.py",
     "envs/common_cause/seat.py",
+    "envs/dummy_rummy/baseline.py",
     "envs/dummy_rummy/contract_plans.py",
     "envs/dummy_rummy/observer.py",
     "envs/dummy_rummy/rules.py",
+    "envs/dummy_rummy/seat.py",
+    "envs/open_rummy/baseline.py",
     "envs/open_rummy/meld_plans.py",
     "envs/open_rummy/observer.py",
     "envs/open_rummy/rules.py",
+    "envs/open_rummy/seat.py",
     "train/selfplay.py",
 ]
 """The modules compiled by Cython (the engines' and the training view's hot paths)."""
