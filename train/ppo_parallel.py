@@ -68,31 +68,35 @@ class TorchPPO(PPO):
         the learner's; the loss parts summed."""
         shares = idx.tensor_split(min(len(self.workers) + 1, len(idx)))
         for share, (_, connection) in zip(shares[1:], self.workers, strict=False):
-            connection.send(("grad", share, norm, len(idx), policy_weight))
+            # (as numpy: a tensor would travel through a shared-memory file, ~0.4 ms a send)
+            connection.send(("grad", share.numpy(), norm, len(idx), policy_weight))
         self.policy.optimizer.zero_grad(set_to_none=True)
         loss, stats = self.share_loss(shares[0], norm, len(idx), policy_weight)
         loss.backward()
         for index, (_, connection) in enumerate(self.workers[: len(shares) - 1], 1):
             stats = [a + b for a, b in zip(stats, _receive(connection, index), strict=True)]
-        if len(shares) > 1:
-            total = self.worker_grads[: len(shares) - 1].sum(dim=0)
-            offset = 0
-            for param in self.params:
-                n = param.numel()
-                param.grad.add_(total[offset : offset + n].view_as(param))
-                offset += n
+        for worker in range(1, len(shares)):
+            for param, grad in zip(self.params, self._grad_views(worker), strict=True):
+                param.grad.add_(grad)
         return stats
+
+    def _grad_views(self, worker: int) -> list[torch.Tensor]:
+        """Worker ``worker``'s (1, 2, ...) row of ``worker_grads`` as one view per parameter."""
+        views, offset = [], 0
+        for param in self.params:
+            views.append(self.worker_grads[worker - 1, offset : offset + param.numel()]
+                         .view_as(param))  # fmt: skip
+            offset += param.numel()
+        return views
 
     def _worker_grad(self, worker: int, idx: torch.Tensor, norm, total: int,
                      policy_weight: float) -> list:  # fmt: skip
         """In a worker: the gradient of its share of a minibatch into its row of
-        ``worker_grads``; returns the share's loss parts."""
-        self.policy.optimizer.zero_grad(set_to_none=False)
-        loss, stats = self.share_loss(idx, norm, total, policy_weight)
+        ``worker_grads`` (its parameters' ``grad`` are views of that row, so backward adds
+        into it in place); returns the share's loss parts."""
+        self.worker_grads[worker - 1].zero_()
+        loss, stats = self.share_loss(torch.from_numpy(idx), norm, total, policy_weight)
         loss.backward()
-        self.worker_grads[worker - 1] = torch.nn.utils.parameters_to_vector(
-            p.grad for p in self.params
-        )
         return stats
 
     def _start_workers(self) -> None:
@@ -147,6 +151,8 @@ def _rollout_worker(model: TorchPPO, index: int, seed: int, connection, parent_e
     model.workers = []
     torch.set_num_threads(1)
     model.generator.manual_seed(seed + 7919 * index)  # its own moves, not the learner's
+    for param, grad in zip(model.params, model._grad_views(index), strict=True):
+        param.grad = grad  # its gradients are its row of the shared buffer
     lo, hi = model.slices[index]
     try:
         while (command := connection.recv()) != "close":
