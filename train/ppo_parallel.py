@@ -43,6 +43,8 @@ class TorchPPO(PPO):
         super().__init__(config, envs, run_dir)
         n_params = sum(p.numel() for p in self.params)
         self.worker_grads = self._zeros((processes - 1, n_params))  # each worker's, flat
+        # worker k's row (k = 1, 2, ...) as one view per parameter: its parameters' grad
+        self.grad_views = [self._row_views(row) for row in self.worker_grads]
 
     def _zeros(self, shape, dtype=torch.float32) -> torch.Tensor:
         """A buffer the workers write in: in shared memory (with workers)."""
@@ -68,28 +70,28 @@ class TorchPPO(PPO):
         the learner's; the loss parts summed."""
         shares = idx.tensor_split(min(len(self.workers) + 1, len(idx)))
         for share, (_, connection) in zip(shares[1:], self.workers, strict=False):
-            # (as numpy: a tensor would travel through a shared-memory file, ~0.4 ms a send)
+            # (as numpy: a tensor travels through a shared-memory file, 0.4 ms more a send)
             connection.send(("grad", share.numpy(), norm, len(idx), policy_weight))
         self.policy.optimizer.zero_grad(set_to_none=True)
         loss, stats = self.share_loss(shares[0], norm, len(idx), policy_weight)
         loss.backward()
         for index, (_, connection) in enumerate(self.workers[: len(shares) - 1], 1):
             stats = [a + b for a, b in zip(stats, _receive(connection, index), strict=True)]
-        for worker in range(1, len(shares)):
-            for param, grad in zip(self.params, self._grad_views(worker), strict=True):
+        for views in self.grad_views[: len(shares) - 1]:
+            for param, grad in zip(self.params, views, strict=True):
                 param.grad.add_(grad)
         return stats
 
-    def _grad_views(self, worker: int) -> list[torch.Tensor]:
-        """Worker ``worker``'s (1, 2, ...) row of ``worker_grads`` as one view per parameter."""
+    def _row_views(self, row: torch.Tensor) -> list[torch.Tensor]:
+        """A flat row of ``worker_grads`` as one view per trained parameter, in order."""
         views, offset = [], 0
         for param in self.params:
-            views.append(self.worker_grads[worker - 1, offset : offset + param.numel()]
-                         .view_as(param))  # fmt: skip
-            offset += param.numel()
+            n = param.numel()
+            views.append(row[offset : offset + n].view_as(param))
+            offset += n
         return views
 
-    def _worker_grad(self, worker: int, idx: torch.Tensor, norm, total: int,
+    def _worker_grad(self, worker: int, idx: np.ndarray, norm, total: int,
                      policy_weight: float) -> list:  # fmt: skip
         """In a worker: the gradient of its share of a minibatch into its row of
         ``worker_grads`` (its parameters' ``grad`` are views of that row, so backward adds
@@ -140,8 +142,11 @@ class TorchPPO(PPO):
 
 def _rollout_worker(model: TorchPPO, index: int, seed: int, connection, parent_end,
                     parent: int) -> None:  # fmt: skip
-    """A forked rollout process: on each "collect", the rollout of its slice of the envs;
-    answers ``(events, env_seconds)`` or ``("error", traceback)``. It closes its copies of
+    """A forked rollout process: on each "collect", the rollout of its slice of the envs,
+    answering ``(events, env_seconds)``; on each ``("grad", ...)``, the gradient of its share
+    of a minibatch into its row of ``worker_grads`` (its parameters' ``grad`` are set to that
+    row's views at the start), answering the share's loss parts; ``("error", traceback)``
+    if either failed. It closes its copies of
     the learner's ends of the pipes (its own and earlier workers'), so that the learner's
     end going away reads as EOF here, and dies with the learner (``die_with_parent``)."""
     die_with_parent(parent)
@@ -151,8 +156,8 @@ def _rollout_worker(model: TorchPPO, index: int, seed: int, connection, parent_e
     model.workers = []
     torch.set_num_threads(1)
     model.generator.manual_seed(seed + 7919 * index)  # its own moves, not the learner's
-    for param, grad in zip(model.params, model._grad_views(index), strict=True):
-        param.grad = grad  # its gradients are its row of the shared buffer
+    for param, grad in zip(model.params, model.grad_views[index - 1], strict=True):
+        param.grad = grad  # backward adds into its row of the shared buffer in place
     lo, hi = model.slices[index]
     try:
         while (command := connection.recv()) != "close":

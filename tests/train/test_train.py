@@ -443,6 +443,52 @@ def test_an_update_shared_with_the_worker_equals_one_process_alone(tmp_path: Pat
         assert torch.allclose(a, b, atol=1e-6)
 
 
+def test_each_worker_writes_the_gradient_of_its_share_into_its_row(tmp_path: Path):
+    """Three processes share a minibatch: each worker's row of ``worker_grads`` holds
+    exactly the gradient of its share (computed again here by the learner), and the
+    learner's gradient is its own share's plus both rows, that is the whole minibatch's."""
+    from commoncause.train.config import TrainConfig
+    from commoncause.train.ppo_parallel import TorchPPO
+    from commoncause.train.selfplay import SelfPlayEnv
+
+    class Monitor:
+        def on_step(self, infos, dones) -> None:
+            pass
+
+    cfg = TrainConfig(trainer="torch", n_envs=6, n_steps=32, rollout_workers=3)
+    envs = [SelfPlayEnv(0.5, **cfg.env_kwargs()) for _ in range(6)]
+    for i, env in enumerate(envs):
+        env.reset(seed=i)
+    ppo = TorchPPO(cfg, envs, tmp_path)
+
+    def alone(share: torch.Tensor, total: int, norm) -> list[torch.Tensor]:
+        ppo.policy.optimizer.zero_grad(set_to_none=True)
+        ppo.share_loss(share, norm, total)[0].backward()
+        return [p.grad.clone() for p in ppo.params]
+
+    try:
+        ppo.collect_rollout(Monitor())  # forks the two workers
+        idx = torch.randperm(ppo.rows * 6, generator=torch.Generator().manual_seed(1))[:150]
+        adv = ppo.buf_advantages.view(-1)[idx]
+        norm = (float(adv.mean()), float(adv.std()) + 1e-8)
+        ppo._gradient(idx, norm, 1.0)
+        shared = [p.grad.clone() for p in ppo.params]
+        rows = ppo.worker_grads.clone()
+        workers, ppo.workers = ppo.workers, []
+        shares = [alone(share, len(idx), norm) for share in idx.tensor_split(3)]
+        whole = alone(idx, len(idx), norm)
+        ppo.workers = workers
+    finally:
+        ppo.close_workers()
+    assert rows.abs().sum(dim=1).gt(0).all()  # both workers wrote
+    for row, share in zip(rows, shares[1:], strict=True):
+        assert torch.equal(row, torch.cat([g.flatten() for g in share]))
+    for got, mine, first, second in zip(shared, *shares, strict=True):
+        assert torch.equal(got, mine + first + second)
+    for got, want in zip(shared, whole, strict=True):
+        assert torch.allclose(got, want, atol=1e-6)
+
+
 def test_a_failing_rollout_worker_is_named_with_its_error(tmp_path: Path):
     """An env that raises in the worker's slice: the learner raises a RuntimeError naming
     the worker and carrying the env's traceback, and the worker is gone after close."""
