@@ -146,9 +146,9 @@ def _rollout_worker(model: TorchPPO, index: int, seed: int, connection, parent_e
     answering ``(events, env_seconds)``; on each ``("grad", ...)``, the gradient of its share
     of a minibatch into its row of ``worker_grads`` (its parameters' ``grad`` are set to that
     row's views at the start), answering the share's loss parts; ``("error", traceback)``
-    if either failed. It closes its copies of
-    the learner's ends of the pipes (its own and earlier workers'), so that the learner's
-    end going away reads as EOF here, and dies with the learner (``die_with_parent``)."""
+    if either failed. It closes its copies of the learner's ends of the pipes (its own and
+    earlier workers'), so that the learner's end going away reads as EOF here, and dies
+    with the learner (``die_with_parent``)."""
     die_with_parent(parent)
     parent_end.close()
     for _, other in model.workers:
