@@ -84,12 +84,8 @@ class TorchPPO(PPO):
 
     def _row_views(self, row: torch.Tensor) -> list[torch.Tensor]:
         """A flat row of ``worker_grads`` as one view per trained parameter, in order."""
-        views, offset = [], 0
-        for param in self.params:
-            n = param.numel()
-            views.append(row[offset : offset + n].view_as(param))
-            offset += n
-        return views
+        parts = row.split([param.numel() for param in self.params])
+        return [part.view_as(param) for part, param in zip(parts, self.params, strict=True)]
 
     def _worker_grad(self, worker: int, idx: np.ndarray, norm, total: int,
                      policy_weight: float) -> list:  # fmt: skip
