@@ -20,7 +20,7 @@ game's rules options, as its ``make_config`` takes them: for Common Cause ``leve
 into ``game_options``.
 
 The defaults are the recommended setup of ``configs/normal.yaml`` (the torch trainer from
-scratch, no behaviour cloning, 10M steps on 32 envs), so an empty YAML file trains exactly
+scratch, no behaviour cloning, 10M steps on 64 envs), so an empty YAML file trains exactly
 what ``make train`` trains.
 """
 
@@ -212,7 +212,7 @@ class NetSection:
 class PPOSection:
     """PPO's hyperparameters (YAML section ``ppo``)."""
 
-    n_steps: int = 64
+    n_steps: int = 32
     """Steps per env per rollout."""
     batch_size: int = 512
     """PPO minibatch size."""
@@ -402,7 +402,7 @@ class ParallelSection:
     """The self-play envs and the processes and threads that run them (YAML section
     ``parallel``)."""
 
-    n_envs: int = 32
+    n_envs: int = 64
     """Parallel self-play games."""
     vec_env: str = "dummy"
     """subproc (worker processes, both cores) or dummy (one process); sb3 trainer only (the
