@@ -23,7 +23,12 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from commoncause.agents.trained import build_policy, load_checkpoint, weights_digest  # noqa: E402
+from commoncause.agents.trained import (  # noqa: E402
+    build_policy,
+    load_checkpoint,
+    policy_from_checkpoint,
+    weights_digest,
+)
 
 
 def widen(data: dict, features_dim: int, hidden: int, seed: int = 0) -> dict:
@@ -53,12 +58,7 @@ def widen(data: dict, features_dim: int, hidden: int, seed: int = 0) -> dict:
 
 def same_play(narrow: dict, wide: dict, rows: int = 256) -> float:
     """The largest difference of logits or values between the two on random observations."""
-    nets = []
-    for data in (narrow, wide):
-        policy = build_policy(data["features_dim"], data["net_arch"], data["activation"],
-                              data["obs_size"], data["n_actions"])  # fmt: skip
-        policy.load_state_dict(data["policy"])
-        nets.append(policy)
+    nets = [policy_from_checkpoint(data) for data in (narrow, wide)]
     obs = (torch.rand(rows, narrow["obs_size"]) < 0.07).float()
     with torch.no_grad():
         outs = []

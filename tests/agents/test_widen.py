@@ -9,7 +9,7 @@ import torch
 from helpers import load_bench
 
 from commoncause import ROOT
-from commoncause.agents.trained import build_policy, load_checkpoint
+from commoncause.agents.trained import load_checkpoint, policy_from_checkpoint
 
 ADHOC = ROOT / "checkpoints" / "adhoc" / "best.pt"
 
@@ -27,8 +27,7 @@ def test_the_wider_copy_plays_as_the_policy_and_loads(tmp_path):
 def test_the_new_units_get_gradients():
     script = load_bench("widen")
     wide = script.widen(load_checkpoint(ADHOC), 320, 160)
-    policy = build_policy(320, [160], wide["activation"], wide["obs_size"], wide["n_actions"])
-    policy.load_state_dict(wide["policy"])
+    policy = policy_from_checkpoint(wide)
     obs = (torch.rand(64, wide["obs_size"]) < 0.07).float()
     latent_pi, _ = policy.mlp_extractor(policy.extract_features(obs))
     policy.action_net(latent_pi).logsumexp(dim=1).sum().backward()
