@@ -29,8 +29,9 @@ class PileRummyState:
     POINTS_SIGN: ClassVar[float] = 1.0
     """-1.0 where ``totals`` are penalty points (a "points" return is minus the total)."""
     CLONE_FIELDS: ClassVar[dict[str, How]] = {
-        "config": SHARE, "n": SHARE, "deck": COPY, "rng": copy_rng, "first": SHARE,
-        "hands": COPY_EACH, "stock": COPY, "discard": COPY, "discard_log": COPY_EACH,
+        "config": SHARE, "n": SHARE, "deck": COPY, "deck_size": SHARE, "rng": copy_rng,
+        "first": SHARE, "hands": COPY_EACH, "shown": COPY_EACH, "stock_shown": SHARE,
+        "stock": COPY, "discard": COPY, "discard_log": COPY_EACH,
         "discard_entry": COPY, "melds": COPY_EACH, "history": COPY, "totals": COPY,
         "turns": SHARE, "current": SHARE, "phase": SHARE, "result": SHARE,
         "_last_rewards": SHARE, "_legal": RESET,
@@ -49,6 +50,7 @@ class PileRummyState:
         self.config = config
         self.n = config.num_players
         self.deck = list(deck)
+        self.deck_size = size
         self.rng = random.Random(",".join(map(str, deck)))
         self.totals = [0] * self.n
         self.history: list[tuple[int, int]] = []
@@ -64,6 +66,10 @@ class PileRummyState:
         self.hands: list[list[int]] = [[] for _ in range(n)]
         for i in range(hand_size * n):
             self.hands[(first + i) % n].append(deck[i])
+        self.shown: list[set[int]] = [set() for _ in range(n)]
+        """Per seat, the cards of its hand whose whereabouts are public: taken from the pile,
+        drawn from a stock turned over from the pile, or taken back from the table."""
+        self.stock_shown = False  # the stock is the pile turned over: its order is public
         up = deck[hand_size * n]
         self.discard: list[int] = [up]
         self.stock: list[int] = list(reversed(deck[hand_size * n + 1 :]))  # top is last
@@ -85,7 +91,7 @@ class PileRummyState:
             if self.config.reward == "win":
                 self._last_rewards = self.returns()
             return
-        deck = list(range(len(self.deck)))
+        deck = list(range(self.deck_size))  # (a sampled copy's ``deck`` is cleared)
         self.rng.shuffle(deck)
         self._deal(deck)
 
@@ -124,31 +130,45 @@ class PileRummyState:
 
     # ----------------------------------------------------------------------------------
     # cards moving
-    def _take(self, p: int, t: int) -> int:
-        """Take the card of type ``t`` that player ``p`` has held longest out of the hand (a
-        game that takes the newest sets ``_take = PileRummyState._take_newest``)."""
-        hand = self.hands[p]
-        type_of = self.TYPE_OF
-        for i, c in enumerate(hand):
-            if type_of[c] == t:
-                return hand.pop(i)
-        raise AssertionError(f"player {p} holds no {t}")
+    TAKE_NEWEST: ClassVar[bool] = False
+    """Which copy of a card type leaves a hand among those alike: the one held longest, or
+    (True) the one that came last."""
 
-    def _take_newest(self, p: int, t: int) -> int:
-        """``_take``, the card of type ``t`` that player ``p`` took last."""
-        hand = self.hands[p]
-        type_of = self.TYPE_OF
-        for i in range(len(hand) - 1, -1, -1):
-            if type_of[hand[i]] == t:
-                return hand.pop(i)
-        raise AssertionError(f"player {p} holds no {t}")
+    def _take(self, p: int, t: int) -> int:
+        """Take a card of type ``t`` out of player ``p``'s hand, to the table or the pile.
+
+        Copies of a type look alike, so which physical copy goes public must tell nothing
+        of the hidden cards: a copy whose whereabouts are already public (``shown``) goes
+        first, else a hidden one; among those alike, the one held longest (``TAKE_NEWEST``:
+        the one that came last)."""
+        hand, shown, type_of = self.hands[p], self.shown[p], self.TYPE_OF
+        order = range(len(hand) - 1, -1, -1) if self.TAKE_NEWEST else range(len(hand))
+        hidden = -1
+        for i in order:
+            c = hand[i]
+            if type_of[c] == t:
+                if c in shown:
+                    shown.remove(c)
+                    return hand.pop(i)
+                if hidden < 0:
+                    hidden = i
+                    if not shown:
+                        break
+        if hidden < 0:
+            raise AssertionError(f"player {p} holds no {t}")
+        return hand.pop(hidden)
+
+    def _to_hand(self, p: int, card: int) -> None:
+        """Player ``p`` takes ``card`` in sight of all (from the pile or the table)."""
+        self.hands[p].append(card)
+        self.shown[p].add(card)
 
     def _take_top(self, p: int) -> None:
         """Player ``p`` takes the top discard."""
         card = self.discard.pop()
         entry = self.discard_entry.pop()
         self.discard_log[entry][2] = p
-        self.hands[p].append(card)
+        self._to_hand(p, card)
 
     def _put_on_pile(self, p: int, card: int) -> None:
         """Player ``p`` puts ``card`` on the discard pile."""
@@ -168,7 +188,11 @@ class PileRummyState:
                 self.discard_log[entry][2] = -2  # turned into the stock
             self.discard = self.discard[-1:]
             self.discard_entry = self.discard_entry[-1:]
-        self.hands[p].append(self.stock.pop())
+            self.stock_shown = True
+        if self.stock_shown:
+            self._to_hand(p, self.stock.pop())
+        else:
+            self.hands[p].append(self.stock.pop())
         return True
 
     # ----------------------------------------------------------------------------------

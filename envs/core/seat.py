@@ -209,16 +209,11 @@ class HandsAndStockSeatView(PileSeatView):
     searchable = True
 
     def known_cards(self) -> dict[int, list[int]]:
-        """Per other seat, the physical cards publicly known to be in its hand: top discards
-        it took and has not laid or discarded since (the discard log's ``taken`` is a seat;
-        the table's melds hold ``physical()`` cards). A card that may leave the table for a
-        hand (``may_leave_table``) is never known this way."""
-        return self._known_cards(self._visible())
-
-    def may_leave_table(self, card: int) -> bool:
-        """Whether a physical card laid on the table may later go to a hand (a joker taken
-        back): then where a discard log saw it go says nothing of where it is."""
-        return False
+        """Per other seat, the physical cards publicly known to be in its hand (the state's
+        ``shown``: taken from the pile, drawn from a stock turned over from the pile, or
+        taken back from the table, and not laid or discarded since)."""
+        shown = self._state.shown
+        return {s: sorted(shown[s]) for s in range(self.num_seats) if s != self.player}
 
     def _visible(self) -> set[int]:
         """Physical cards this seat sees: its hand, the pile and the table."""
@@ -226,17 +221,6 @@ class HandsAndStockSeatView(PileSeatView):
         visible.update(self.discard_pile)
         visible.update(c for m in self._state.melds for c in m.physical())
         return visible
-
-    def _known_cards(self, visible: set[int]) -> dict[int, list[int]]:
-        """``known_cards``, given the cards the seat sees."""
-        holder: dict[int, int] = {}
-        for card, _, taker in self.discard_log:  # a card's latest entry says where it went
-            holder[card] = taker
-        known: dict[int, list[int]] = {s: [] for s in range(self.num_seats) if s != self.player}
-        for card, taker in holder.items():
-            if taker in known and card not in visible and not self.may_leave_table(card):
-                known[taker].append(card)
-        return {s: sorted(cards) for s, cards in known.items()}
 
     def sample_deals(
         self, rng: random.Random, barred: dict[int, set[int]] | None = None
@@ -254,9 +238,9 @@ class HandsAndStockSeatView(PileSeatView):
         first, from the other hidden cards (from any, once those run out)."""
         state = self._state
         visible = self._visible()
-        known = self._known_cards(visible)
+        known = self.known_cards()
         sizes = [len(h) for h in state.hands]
-        refilled = any(taker == -2 for _, _, taker in self.discard_log)
+        refilled = state.stock_shown
         stock = list(state.stock) if refilled else []
         fixed = visible.union(*known.values(), stock)
         total = sum(sizes) + self.stock_size + len(visible) - sizes[self.player]

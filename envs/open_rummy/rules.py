@@ -250,7 +250,7 @@ class GameState(PileRummyState):
     its first deck."""
 
     TYPE_OF = TYPE_OF
-    _take = PileRummyState._take_newest
+    TAKE_NEWEST = True
     CLONE_FIELDS: ClassVar[dict[str, How]] = {
         **PileRummyState.CLONE_FIELDS,
         "spec": SHARE, "hand_size": SHARE, "round_no": SHARE, "round_scores": COPY_EACH,
@@ -548,7 +548,7 @@ class GameState(PileRummyState):
         else:
             pos = position_of(t)
             joker, meld.slots[pos] = meld.slots[pos], card
-        self.hands[p].append(joker)
+        self._to_hand(p, joker)
         self._close_if_full(meld)
         meld.changed()
 

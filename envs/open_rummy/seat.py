@@ -60,10 +60,6 @@ class SeatView(HandsAndStockSeatView):
     def swap_open(self) -> bool:
         return self._state.swap_open
 
-    def may_leave_table(self, card: int) -> bool:
-        """A joker on the table goes to the hand of whoever steals it (reading 9)."""
-        return TYPE_OF[card] == JOKER
-
     def fits(self, meld: TableMeld, card_type: int) -> bool:
         return bool(self._state.fits(meld, card_type))
 

@@ -168,6 +168,24 @@ def test_search_plays_legal_moves_and_is_the_blueprint_without_rollouts(name, co
         assert blueprint == play(name, ("baseline", "baseline"), config, seed)
 
 
+@pytest.mark.parametrize(
+    "name,config,counter",
+    [("dummy_rummy", DummyConfig(num_players=2, hands=2), "hand_no"),
+     ("open_rummy", OpenConfig(num_players=2, rounds=2), "round_no")],
+)  # fmt: skip
+def test_a_sampled_deal_plays_on_into_the_next_hand(name, config, counter):
+    """A rollout of a game of several hands deals the next one in the sampled copy (whose
+    first deck is cleared) from all the cards, as the game itself does."""
+    game = get_game(name)
+    state = [s for s in states(name, config, 1, every=1) if getattr(s, counter) == 0][-1]
+    deal = next(view(name, state, state.current).sample_deals(random.Random(0)))
+    agent = make_agent("baseline", name)
+    while getattr(deal, counter) == 0:
+        assert not deal.is_terminal
+        deal.apply(agent.act(game.seat_view(deal, deal.current)))
+    assert where(deal) == Counter(range(len(state.deck)))  # the next deal: every card once
+
+
 def test_search_on_a_trained_blueprint_plays_legal_moves():
     team = ("search:blueprint=checkpoints/dummy_rummy_2p/best.pt;rollouts=2;moves=2", "baseline")
     play("dummy_rummy", team, CONFIGS[0][1], 3)
