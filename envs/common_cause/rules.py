@@ -357,8 +357,11 @@ class GameState:
         possible; the original deal (``deck``) is cleared, the caches start empty."""
         q = 1 - seat
         size, stock = len(self.hands[q]), len(self.stock)
-        if len(hidden) != size + stock + len(self.aside):
-            raise ValueError(f"a redeal needs {size + stock + len(self.aside)} hidden cards")
+        unseen = self.hands[q] + self.stock + self.aside
+        if sorted(hidden) != sorted(unseen):
+            raise ValueError(
+                f"a redeal needs the {len(unseen)} cards seat {seat} cannot see, each once"
+            )
         new = self.clone()
         new.deck = []
         new.hands[q] = list(hidden[:size])

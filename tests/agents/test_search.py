@@ -192,6 +192,17 @@ def test_sampled_deals_fit_the_view_and_forget_the_true_deal():
         assert sorted(known + rest) == sorted(state.hands[1 - p] + state.stock + state.aside)
 
 
+def test_redeal_refuses_cards_the_seat_can_see_or_repeats():
+    state = decision_states(9, every=3)[0]
+    view = SeatView(state, state.current)
+    unseen = state.hands[1 - view.player] + state.stock + state.aside
+    assert sorted(view.redeal(unseen[::-1]).locations()) == list(range(54))
+    own = state.hands[view.player][0]
+    for bad in ([0] * len(unseen), [own, *unseen[1:]], unseen[:-1], [*unseen, own]):
+        with pytest.raises(ValueError, match="cards seat .* cannot see, each once"):
+            view.redeal(bad)
+
+
 def test_with_open_hands_the_partner_hand_is_kept():
     """The open-hands variant shows the partner's hand: sampled deals keep it whole."""
     state = GameState.new_game(GameConfig.make(open_hands=True), 4)
