@@ -7,13 +7,18 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from .base import Agent
 
 _modules: dict[Path, ModuleType] = {}
 """Loaded files, once per process (a worker loads a file once, however many seats use it)."""
+
+_GUARDED = ("reset", "act", "probabilities")
+"""The methods the project calls on an agent: what a user's raises there is one line."""
 
 
 def is_user_spec(spec: str) -> bool:
@@ -45,16 +50,41 @@ def _load_module(path: Path) -> ModuleType:
     return module
 
 
+def _guarded(cls: type) -> type:
+    """A subclass of ``cls`` whose ``_GUARDED`` methods turn what they raise into a one-line
+    ValueError naming the agent, its seat (that of the view it was given; ``reset`` is given
+    none) and the exception, wherever the project calls them."""
+
+    def guard(method: str) -> Callable[..., Any]:
+        def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return getattr(super(guarded, self), method)(*args, **kwargs)
+            except Exception as exc:
+                seat = getattr(args[0], "seat", None) if args else None
+                where = "" if seat is None else f" in seat {seat}"
+                raise ValueError(
+                    f"{self.name}{where} failed in {method}(): {type(exc).__name__}: {exc}"
+                ) from None
+
+        return call
+
+    methods = {m: guard(m) for m in _GUARDED if callable(getattr(cls, m, None))}
+    guarded = type(cls.__name__, (cls,), methods)
+    guarded.__qualname__, guarded.__module__ = cls.__qualname__, cls.__module__
+    return guarded
+
+
 def load_user_agent(spec: str) -> Agent:
     """A new agent from ``FILE.py:Class``; a ValueError names a file that does not load, a
-    class that is missing, cannot be built with no arguments, or lacks ``reset``/``act``."""
+    class that is missing, cannot be built with no arguments, or lacks ``reset``/``act``;
+    what the agent raises later in one of them is a one-line ValueError too (``_guarded``)."""
     file, _, cls_name = spec.rpartition(":")
     module = _load_module(Path(file))
     cls = getattr(module, cls_name, None)
     if not isinstance(cls, type):
         raise ValueError(f"agent file {file} has no class {cls_name!r}")
     try:
-        agent = cls()
+        agent = _guarded(cls)()
     except Exception as exc:
         raise ValueError(
             f"agent class {cls_name} of {file} cannot be built with no arguments: "

@@ -19,6 +19,7 @@ resumes from its record (:meth:`PlaySession.resume`) at the last move.
 
 from __future__ import annotations
 
+import operator
 import random
 import re
 import time
@@ -28,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from commoncause.agents.arena import REFUSALS, refused
+from commoncause.envs.core.game import IllegalMoveError
 from commoncause.envs.registry import DEFAULT_GAME, get_game
 
 from . import records
@@ -378,16 +381,24 @@ class PlaySession:
     # -- playing -------------------------------------------------------------------------
     def agent_move(self) -> tuple[int, dict[str, float] | None, float]:
         """The current seat's agent's move, its probabilities over the legal moves (by move
-        text) and the seconds it took (not yet played)."""
-        agent = self.agents[self.current]
-        view = self.view(self.current)
+        text) and the seconds it took (not yet played). A move that is not one of the legal
+        action ids is the arena's one-line ValueError (``refused``)."""
+        seat = self.current
+        agent = self.agents[seat]
+        view = self.view(seat)
         legal = self.state.legal_actions()
         start = time.perf_counter()
         probs = None
         if hasattr(agent, "probabilities") and len(legal) > 1:
             probs = agent.probabilities(view)
-        action = agent.act(view)
+        chosen = agent.act(view)
         seconds = time.perf_counter() - start
+        try:
+            action = operator.index(chosen)  # an int (a numpy one too), else TypeError
+            if action not in legal:
+                raise IllegalMoveError(action, legal)
+        except REFUSALS as exc:
+            raise refused(agent, seat, chosen, self.game.title, exc) from None
         text = self.game.move_text
         if probs is not None:
             dist = {text(self.state, a): round(float(probs[a]), 6) for a in legal}

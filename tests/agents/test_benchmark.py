@@ -48,6 +48,43 @@ MY_AGENT = """
     class NoAct:
         def reset(self, seed):
             pass
+
+    class ActRaises:
+        def reset(self, seed):
+            pass
+
+        def act(self, view):
+            raise RuntimeError("act boom")
+
+    class ResetRaises:
+        def reset(self, seed):
+            raise RuntimeError("reset boom")
+
+        def act(self, view):
+            return view.legal_actions()[0]
+
+    class Word:
+        def reset(self, seed):
+            pass
+
+        def act(self, view):
+            return "x"
+
+    class Fraction:
+        def reset(self, seed):
+            pass
+
+        def act(self, view):
+            return float(view.legal_actions()[0])
+
+    class NumpyInt:
+        def reset(self, seed):
+            pass
+
+        def act(self, view):
+            import numpy as np
+
+            return np.int64(view.legal_actions()[0])
 """
 
 
@@ -149,6 +186,8 @@ def test_eval_takes_a_users_class(agent_file, capsys):
         ("{file}:NeedsArgs", "cannot be built with no arguments"),
         ("{file}:NoAct", "lacks act()"),
         ("{file}:Illegal", "illegal in seat 0 chose 1000000"),
+        ("{file}:ActRaises", "ActRaises in seat 0 failed in act(): RuntimeError: act boom"),
+        ("{file}:ResetRaises", "ResetRaises failed in reset(): RuntimeError: reset boom"),
         ("{broken}:Mine", "failed to load: SyntaxError"),
         ("{dir}:Mine.py", "not found"),
     ],
@@ -163,6 +202,90 @@ def test_a_users_class_that_fails_is_one_line_exit_2(
     err = capsys.readouterr().err.strip()
     assert rc == 2
     assert message in err and "\n" not in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize(
+    ("game", "team", "message"),
+    [
+        ("common_cause", "{file}:ActRaises,baseline", "ActRaises in seat 0 failed in act(): "
+         "RuntimeError: act boom"),
+        ("common_cause", "baseline,{file}:ResetRaises", "ResetRaises failed in reset(): "
+         "RuntimeError: reset boom"),
+        ("open_rummy", "{file}:ActRaises,baseline,baseline,baseline", "failed in act(): "
+         "RuntimeError: act boom"),
+    ],
+)  # fmt: skip
+def test_eval_reports_a_users_class_that_raises_in_one_line(
+    game, team, message, workers, agent_file, capsys
+):
+    rc = main(["eval", "--game", game, "--team", team.format(file=agent_file), "--games", "2",
+               "--workers", workers])  # fmt: skip
+    err = capsys.readouterr().err.strip()
+    assert rc == 2
+    assert f"{agent_file}:" in err and message in err
+    assert "\n" not in err and "Traceback" not in err
+
+
+def test_the_projects_own_agent_that_raises_keeps_its_traceback(monkeypatch):
+    """Only a user's class is reported in a line: the project's agents raising is a bug."""
+    from commoncause.envs.common_cause import baseline
+
+    def boom(self, view):
+        raise RuntimeError("own bug")
+
+    monkeypatch.setattr(baseline.BaselineAgent, "act", boom)
+    with pytest.raises(RuntimeError, match="own bug"):
+        play_game(GameConfig.make("normal"), (make_agent("baseline"), make_agent("baseline")), 0)
+
+
+@pytest.mark.parametrize(
+    ("seats", "message"),
+    [
+        (("{file}:ActRaises", "baseline"), "ActRaises in seat 0 failed in act(): "
+         "RuntimeError: act boom"),
+        (("baseline", "{file}:ActRaises"), "ActRaises in seat 1 failed in act(): "
+         "RuntimeError: act boom"),
+        (("{file}:ResetRaises", "baseline"), "ResetRaises failed in reset(): "
+         "RuntimeError: reset boom"),
+        (("{file}:Illegal", "baseline"), "illegal in seat 0 chose 1000000; Common Cause "
+         "refused it: illegal action 1000000"),
+        (("{file}:Word", "baseline"), "Word in seat 0 chose 'x'; Common Cause refused it"),
+        (("{file}:Fraction", "baseline"), "Fraction in seat 0 chose 0.0; Common Cause refused "
+         "it: it is not an action id"),
+    ],
+)  # fmt: skip
+def test_play_reports_a_users_class_that_fails_in_one_line(
+    seats, message, agent_file, tmp_path, capsys
+):
+    player, partner = (s.format(file=agent_file) for s in seats)
+    rc = main(["play", "--player", player, "--partner", partner, "--seed", "1",
+               "--record-dir", str(tmp_path)])  # fmt: skip
+    err = capsys.readouterr().err.strip()
+    assert rc == 2
+    assert message in err and "\n" not in err and "Traceback" not in err
+
+
+def test_a_users_class_failing_in_play_keeps_the_moves_before(agent_file, tmp_path):
+    from commoncause.session import PlaySession
+
+    session = PlaySession.new(seats=["baseline", f"{agent_file}:ActRaises"], seed=1,
+                              record_dir=tmp_path)  # fmt: skip
+    with pytest.raises(ValueError, match=r"in seat 1 failed in act\(\)"):
+        session.step_agents()
+    saved = json.loads(session.path.read_text())
+    assert saved["moves"] and len(saved["moves"]) == len(session.moves)
+
+
+def test_play_takes_a_users_numpy_integer_move(agent_file, tmp_path):
+    from commoncause.session import PlaySession
+
+    session = PlaySession.new(seats=[f"{agent_file}:NumpyInt", "baseline"], seed=1,
+                              record_dir=tmp_path)  # fmt: skip
+    session.step_agents()
+    assert session.is_over
+    saved = json.loads(session.path.read_text())
+    assert [m["action"] for m in saved["moves"]] == [m.action for m in session.moves]
 
 
 def _discards_of(options: str, games: int = 30):
