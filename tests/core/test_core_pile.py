@@ -62,13 +62,31 @@ def test_the_deal_goes_round_from_the_first_seat_and_turns_one_card_up():
         Toy([0] * 12)
 
 
+class NewestToy(Toy):
+    TAKE_NEWEST = True
+
+
 def test_take_takes_the_oldest_or_the_newest_copy():
-    oldest, newest = Toy(list(range(12))), Toy(list(range(12)))
+    oldest, newest = Toy(list(range(12))), NewestToy(list(range(12)))
     assert oldest._take(0, 1) == 1 and oldest.hands[0] == [3, 5]  # 1 and 5 are both type 1
-    assert newest._take_newest(0, 1) == 5 and newest.hands[0] == [1, 3]
-    for take in (oldest._take, newest._take_newest):
+    assert newest._take(0, 1) == 5 and newest.hands[0] == [1, 3]
+    for toy in (oldest, newest):
         with pytest.raises(AssertionError, match="holds no 0"):
-            take(0, 0)
+            toy._take(0, 0)
+
+
+@pytest.mark.parametrize("kind", [Toy, NewestToy])
+def test_take_takes_a_copy_shown_in_the_hand_first(kind):
+    """A copy whose place is public (here taken from the pile) leaves before a hidden one
+    that the game would take otherwise (held longest, or newest), and leaves ``shown``."""
+    toy = kind(list(range(12)))
+    toy._put_on_pile(1, toy._take(1, 2))  # seat 1 discards its 2; seat 0 takes it
+    toy._take_top(0)
+    assert toy.hands[0] == [1, 3, 5, 2] and toy.shown == [{2}, set()]
+    toy.stock.remove(10)  # a hidden copy of type 2 the old rule would have taken first
+    toy.hands[0].insert(len(toy.hands[0]) if kind.TAKE_NEWEST else 0, 10)
+    assert toy._take(0, 2) == 2 and toy.shown[0] == set()
+    assert toy._take(0, 2) == 10
 
 
 def test_the_pile_log_says_who_discarded_and_who_took():
@@ -87,6 +105,7 @@ def test_an_empty_stock_is_refilled_from_under_the_top_discard_oldest_first():
         toy._put_on_pile(0, toy._take(0, toy.TYPE_OF[card]))
     assert toy._draw_from_stock(1)
     assert toy.hands[1][-1] == 6  # the oldest pile card comes first
+    assert toy.stock_shown and toy.shown[1] == {6}  # in sight of all: the pile turned over
     assert toy.stock == [1] and toy.discard == [3]
     assert [e[2] for e in toy.discard_log] == [-2, -2, -1]  # turned into the stock; the top stays
 
@@ -116,9 +135,9 @@ def test_both_pile_rummies_use_the_shared_mechanics(rules):
     assert issubclass(rules.GameState, PileRummyState)
     for name in SHARED:
         assert getattr(rules.GameState, name) is getattr(PileRummyState, name), name
-    newest = rules is open_rules  # Open Rummy takes the copy of a type taken last
-    take = PileRummyState._take_newest if newest else PileRummyState._take
-    assert rules.GameState._take is take
+    assert rules.GameState._take is PileRummyState._take
+    # Open Rummy takes the copy of a type taken last, Dummy rummy the one held longest
+    assert rules.GameState.TAKE_NEWEST is (rules is open_rules)
 
 
 KINDS = {
