@@ -18,6 +18,8 @@ ids are checked against a pattern and partners are chosen from a fixed list.
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import dataclasses
 import hashlib
 import hmac
@@ -25,6 +27,7 @@ import json
 import os
 import re
 import secrets
+import socket
 import threading
 import time
 from collections import OrderedDict
@@ -288,10 +291,12 @@ def seat_of(game: WebGame, authorization: str | None) -> int:
     raise ApiError(403, f"that token opens no seat of game {game.id}")
 
 
-def advance(game: WebGame) -> None:
-    """Play on until a person has a real choice or the game is over: the agents' moves,
-    and a person's only legal move (played for them, marked ``forced`` as the terminal
-    does)."""
+def advance(game: WebGame, seat: int) -> None:
+    """Play on, in a request of ``seat``, until a person is to move or the game is over: the
+    agents' moves, and ``seat``'s only legal move (played for it, marked ``forced`` as the
+    terminal does). Another person's only move waits for a request of theirs: played now,
+    it would tell this seat that their hand has no other (a forced ``draw stock``: the top
+    discard fits nowhere in it)."""
     s = game.session
     while not s.is_over:
         if s.current in s.agents:
@@ -299,9 +304,9 @@ def advance(game: WebGame) -> None:
             s.play(action, seconds, probs)
             continue
         menu = s.legal_moves()
-        if len(menu) != 1:
+        if s.current != seat or len(menu) != 1:
             return
-        game.hints.pop(s.current, None)
+        game.hints.pop(seat, None)
         s.play(menu[0][0], 0.0, None, forced=True)
 
 
@@ -344,8 +349,15 @@ follows from)."""
 OWN_MOVE_KEYS = ("n", "player", "move", "action", "seconds", "turn", "probabilities", "hint",
                  "forced")  # fmt: skip
 """The keys of a seat's own moves in its record so far."""
-OTHER_MOVE_KEYS = ("n", "player", "turn", "seconds")
-"""The keys of the other seats' moves in it (the move as the seat saw it added)."""
+OTHER_MOVE_KEYS = ("n", "player", "turn")
+"""The keys of the other seats' moves in it (the move as the seat saw it added, and an
+agent's ``seconds``: a person's would tell a forced move, timed 0)."""
+
+
+def is_agent(record: dict, seat: int) -> bool:
+    """Whether an agent plays ``seat`` of ``record`` (only an agent's moves show the others
+    their ``seconds`` while the game runs)."""
+    return record["seats"][seat].get("player") != HUMAN
 
 
 def seat_record(record: dict, session: PlaySession, seat: int) -> dict:
@@ -363,15 +375,49 @@ def seat_record(record: dict, session: PlaySession, seat: int) -> dict:
             shown = {k: entry[k] for k in OWN_MOVE_KEYS if k in entry}
         else:
             shown = {k: entry[k] for k in OTHER_MOVE_KEYS if k in entry}
+            if is_agent(record, move.seat) and "seconds" in entry:
+                shown["seconds"] = entry["seconds"]
             shown["move"] = move.seen_by(seat)
         out["moves"].append(shown)
     return out
 
 
+def is_text(string: str) -> bool:
+    """Whether ``string`` is text: not a lone surrogate in it (``"\\ud800"`` in JSON), which
+    has no UTF-8, so no answer could echo it."""
+    try:
+        string.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def check_text(document: Any) -> None:
+    """ValueError naming the first string of a JSON document, key or value, that is not
+    text (``is_text``)."""
+    todo: list[tuple[tuple, Any]] = [((), document)]
+    while todo:  # (a loop, not recursion: a document may nest deeper than Python's limit)
+        path, value = todo.pop()
+        where = ".".join(map(str, path)) or "record"
+        if isinstance(value, str):
+            if not is_text(value):
+                raise ValueError(f"{where}: not valid text")
+            continue
+        if isinstance(value, dict):
+            if not all(map(is_text, value)):
+                raise ValueError(f"{where}: a key is not valid text")
+            items = list(value.items())
+        elif isinstance(value, list):
+            items = list(enumerate(value))
+        else:
+            continue
+        todo += [((*path, k), v) for k, v in reversed(items)]
+
+
 def replay_frame(record: dict, move: int, seat: int | None, public: bool) -> dict:
     """The table after the record's first ``move`` moves, as ``seat`` saw it (None: every
     hand), with the line of that move. Not ``public`` (a game still running): no seed, and
-    whether a move was forced only for the seat's own."""
+    whether a move was forced, and a person's seconds, only for the seat's own."""
     total = len(record["moves"])
     move = max(0, min(move, total))
     session = PlaySession.from_record(record, moves=move)
@@ -381,13 +427,14 @@ def replay_frame(record: dict, move: int, seat: int | None, public: bool) -> dic
     line = None
     if entry is not None:
         m = session.moves[-1]
+        mine = public or seat == m.seat
         line = {
             "n": move,
             "seat": m.seat,
             "player": session.player_name(m.seat),
             "move": m.seen_by(seat),
-            "seconds": entry.get("seconds"),
-            "forced": bool(entry.get("forced")) if public or seat == m.seat else None,
+            "seconds": entry.get("seconds") if mine or is_agent(record, m.seat) else None,
+            "forced": bool(entry.get("forced")) if mine else None,
             "hint": entry.get("hint") if seat in (None, m.seat) else None,
         }
     screen = session.screen(seat)
@@ -471,6 +518,18 @@ def _validation_message(exc: RequestValidationError) -> str:
     return "bad request: " + "; ".join(parts)
 
 
+def _body_problem(error: BaseException | None) -> str | None:
+    """What is wrong with a body that is no JSON Python reads, from the error behind
+    FastAPI's "There was an error parsing the body" (malformed JSON is its own 422)."""
+    if isinstance(error, RecursionError):
+        return "nested too deeply"
+    if isinstance(error, UnicodeDecodeError):
+        return "not valid UTF-8"
+    if isinstance(error, ValueError) and "integer string conversion" in str(error):
+        return "number too large"  # more digits than sys.get_int_max_str_digits()
+    return None
+
+
 def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
     """The app, its games recorded in ``record_dir``."""
     app = FastAPIOffline(  # the docs' Swagger UI served by the app itself, not a CDN
@@ -503,6 +562,9 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
+        problem = _body_problem(exc.__cause__)
+        if problem:
+            return JSONResponse({"error": f"bad request: body: {problem}"}, status_code=422)
         return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code)
 
     @app.exception_handler(Exception)
@@ -649,7 +711,7 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
         web = WebGame(game_id, session, {p: _hash(t) for p, t in tokens.items()})
         store.add(web)
         with web.lock:
-            advance(web)
+            advance(web, body.seat)
         out: dict[str, Any] = {"id": game_id, "seat": body.seat, "token": tokens[body.seat]}
         if note:
             out["note"] = note
@@ -666,6 +728,7 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
         game = store.get(game_id)
         seat = seat_of(game, authorization)
         with game.lock:
+            advance(game, seat)  # its only legal move, if it is to play one
             return view(game, seat)
 
     @app.post("/api/games/{game_id}/moves")
@@ -675,6 +738,7 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
         game = store.get(game_id)
         seat = seat_of(game, authorization)
         with game.lock:
+            advance(game, seat)
             s = game.session
             if s.is_over:
                 raise ApiError(409, f"game {game_id} is over: {s.outcome()}")
@@ -693,7 +757,7 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
             hint = game.hints.pop(seat, None)
             extra = {"hint": hint} if hint else {}
             s.play(action, time.perf_counter() - start, None, **extra)
-            advance(game)
+            advance(game, seat)
             data = view(game, seat)
         if s.is_over:
             store.forget(game_id)
@@ -705,6 +769,7 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
         game = store.get(game_id)
         seat = seat_of(game, authorization)
         with game.lock:
+            advance(game, seat)
             s = game.session
             if s.is_over or s.current != seat:
                 raise ApiError(409, "a hint is for the seat to move, in its turn")
@@ -746,6 +811,7 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
     def replay_upload(record: dict, move: int = 0, seat: int | None = None) -> dict:
         """The table after ``move`` moves of any record (the JSON of a game record)."""
         try:
+            check_text(record)
             records.check_record(record)
             PlaySession.from_record(record)  # checks every move
         except ValueError as e:
@@ -758,9 +824,20 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
 # --------------------------------------------------------------------------- CLI
 
 
+def port_number(text: str) -> int:
+    """argparse type of ``--port``: 1-65535 (0, any free port, would print no address)."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = 0
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 1-65535, got {text!r}")
+    return port
+
+
 def add_arguments(p) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--port", type=port_number, default=8000, help="port (default 8000)")
     p.add_argument(
         "--record-dir",
         type=Path,
@@ -769,12 +846,38 @@ def add_arguments(p) -> None:
     )
 
 
+def listen(host: str, port: int) -> list[socket.socket]:
+    """Sockets bound to every address of ``host`` at ``port``, as uvicorn's own binding
+    (asyncio's ``create_server``) would bind them; a ValueError naming the address and the
+    reason (a host that is none, a port in use) otherwise, not uvicorn's log and exit."""
+    bound: list[socket.socket] = []
+    try:
+        found = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+        for family, kind, proto, _, address in dict.fromkeys(found):
+            sock = socket.socket(family, kind, proto)
+            bound.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+    except OSError as e:
+        for sock in bound:
+            sock.close()
+        raise ValueError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    return bound
+
+
 def run(args) -> int:
     import uvicorn
 
     app = create_app(args.record_dir)
+    sockets = listen(args.host, args.port)
     print(f"Common Cause on http://{args.host}:{args.port}/ (records in {args.record_dir})")
     # idle connections kept longer than clients' usual 5 s, so a client never reuses one the
     # server is closing at that moment (a lost request seen under load: docs/web.md, Load)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", timeout_keep_alive=30)
+    config = uvicorn.Config(app, log_level="warning", timeout_keep_alive=30)
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the server has shut down
+        uvicorn.Server(config).run(sockets=sockets)
     return 0

@@ -5,6 +5,7 @@ nothing on stdout, no traceback, and no game played before an output path is ref
 from __future__ import annotations
 
 import re
+import socket
 import sys
 from pathlib import Path
 
@@ -100,7 +101,21 @@ BAD_INPUTS = [
     ("train --resume {BIN}", "not a checkpoint"),
     ("train --resume {BIN} --seed 1", "drop --seed"),
     ("train --game common_cause --total-steps -1", "--total-steps must not be negative"),
+    # serve
+    ("serve --port -1 --record-dir {DIR}", "argument --port: a port is 1-65535, got '-1'"),
+    ("serve --port 99999 --record-dir {DIR}", "a port is 1-65535, got '99999'"),
+    ("serve --host 256.1.1.1 --record-dir {DIR}", "cannot listen on 256.1.1.1:8000: "),
 ]
+
+
+def test_serve_on_a_port_in_use_is_one_line_and_exit_2(files, capsys):
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port), "--record-dir", str(files["DIR"])]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1, err
+    assert err.startswith(f"commoncause: error: cannot listen on 127.0.0.1:{port}: "), err
+    assert "in use" in err
 
 
 def filled(text: str, files: dict[str, Path]) -> str:

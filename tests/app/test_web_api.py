@@ -4,6 +4,7 @@ carries anything hidden is tests/app/test_web_leak.py's)."""
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import re
@@ -29,6 +30,9 @@ def client(tmp_path):
     return TestClient(web.create_app(tmp_path))
 
 
+JSON = {"content-type": "application/json"}
+
+
 def auth(token: str) -> dict:
     return {"Authorization": f"Bearer {token}"}
 
@@ -49,6 +53,8 @@ def play_out(client, game_id, tokens: dict[int, str], rng, limit=400) -> dict:
             break
         seat = view["current"]
         view = client.get(f"/api/games/{game_id}", headers=auth(tokens[seat])).json()
+        if view["over"] or view["current"] != seat:  # it played the seat's only move
+            continue
         move = rng.choice(view["legal"])["text"]
         r = client.post(
             f"/api/games/{game_id}/moves", json={"move": move}, headers=auth(tokens[seat])
@@ -316,6 +322,40 @@ def test_replay_upload_names_what_is_wrong(client, change, words):
     r = client.post("/api/replay", json={**record, **change})
     assert r.status_code == 400, r.text
     assert r.json()["error"].startswith("bad record: ") and words in r.json()["error"]
+
+
+def test_replay_upload_refuses_strings_that_are_not_text(client):
+    """A string of an uploaded record, key or value, that is no text (a lone surrogate,
+    ``"\\ud800"`` in the JSON: no UTF-8 for it) is a 400 naming where, not a 500 when the
+    answer echoes it."""
+    made = new_game(client, seed=9)
+    play_out(client, made["id"], {0: made["token"]}, random.Random(9))
+    record = client.get(f"/api/games/{made['id']}/record").json()
+    for where, change in [
+        ("seats.1.agent: not", lambda r: r["seats"][1].update(agent="baseline\ud800")),
+        ("moves.2.hint: not", lambda r: r["moves"][2].update(hint="\ud800")),
+        ("seats.0: a key is not", lambda r: r["seats"][0].update({"\ud800": "web"})),
+    ]:
+        broken = copy.deepcopy(record)
+        change(broken)
+        r = client.post("/api/replay?move=3", content=json.dumps(broken), headers=JSON)
+        assert r.status_code == 400, r.text
+        assert r.json()["error"] == f"bad record: {where} valid text"
+
+
+@pytest.mark.parametrize("path", ["/api/games", "/api/partners", "/api/replay"])
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        (b'{"seed": 1' + b"0" * 5000 + b"}", "number too large"),
+        (b"[" * 30000 + b"]" * 30000, "nested too deeply"),
+        (b'{"game": "\xff"}', "not valid UTF-8"),
+    ],
+    ids=["huge number", "deep nesting", "not UTF-8"],
+)
+def test_unparsable_bodies_are_a_422_naming_the_problem(client, path, body, words):
+    r = client.post(path, content=body, headers=JSON)
+    assert r.status_code == 422 and r.json() == {"error": f"bad request: body: {words}"}
 
 
 def test_trained_partner(client):
