@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 
@@ -22,9 +22,50 @@ class SeatResult:
     win_share: float
 
 
+def _is_number(value: object, whole: bool = False) -> bool:
+    """Whether ``value`` (read from JSON) is a number (``whole``: an integer), not a bool."""
+    return not isinstance(value, bool) and isinstance(value, int if whole else (int, float))
+
+
+def _seat_result(row: object) -> SeatResult:
+    """A journal's result row as a ``SeatResult``; a ValueError naming the field missing,
+    extra or of the wrong type."""
+    if not isinstance(row, dict):
+        raise ValueError(f"a result is {row!r:.40}, not an object of fields")
+    names = [f.name for f in fields(SeatResult)]
+    for name in names:
+        if name not in row:
+            raise ValueError(f"field {name} is missing")
+    for name in row:
+        if name not in names:
+            raise ValueError(f"field {name} is not one of {', '.join(names)}")
+    for name, whole in (("member", True), ("seat", True), ("value", False), ("win_share", False)):
+        if not _is_number(row[name], whole):
+            kind = "an integer" if whole else "a number"
+            raise ValueError(f"field {name} is {row[name]!r:.40}, not {kind}")
+    stats = row["stats"]
+    if not isinstance(stats, dict) or not all(map(_is_number, stats.values())):
+        raise ValueError(f"field stats is {stats!r:.40}, not an object of numbers")
+    return SeatResult(**row)
+
+
+def _deals(row: object) -> dict[int, list[SeatResult]]:
+    """The deals of a journal row (``{"first": N, "deals": [[result, ...], ...]}``) by deal
+    number; a ValueError naming what is wrong."""
+    if not isinstance(row, dict) or "first" not in row or "deals" not in row:
+        raise ValueError('not {"first": N, "deals": [...]}')
+    first, deals = row["first"], row["deals"]
+    if not _is_number(first, whole=True):
+        raise ValueError(f"field first is {first!r:.40}, not an integer")
+    if not isinstance(deals, list) or not all(isinstance(d, list) for d in deals):
+        raise ValueError(f"field deals is {deals!r:.40}, not a list of deals")
+    return {i: [_seat_result(r) for r in deal] for i, deal in enumerate(deals, first)}
+
+
 def read_journal(path: Path, text: str | None = None) -> tuple[dict, dict[int, list[SeatResult]]]:
     """The run a ``Journal`` names and the deals it holds, by deal number (``text``: the
-    file's, if read already); a row cut short by a stop is skipped."""
+    file's, if read already). A last row cut short by a stop is skipped; any other row that
+    is not one of deals is a one-line ValueError naming the file, its line and its field."""
     lines = (path.read_text() if text is None else text).splitlines()
     try:
         header = json.loads(lines[0]) if lines else None
@@ -35,16 +76,14 @@ def read_journal(path: Path, text: str | None = None) -> tuple[dict, dict[int, l
     done: dict[int, list[SeatResult]] = {}
     for number, line in enumerate(lines[1:], 2):
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError:  # a chunk cut short by the stop: played again
-            continue
-        try:
-            for i, deal in enumerate(row["deals"], row["first"]):
-                done[i] = [SeatResult(**r) for r in deal]
-        except (KeyError, TypeError) as error:
+            done.update(_deals(json.loads(line)))
+        except ValueError as error:
+            cut = isinstance(error, json.JSONDecodeError)
+            if cut and number == len(lines):  # the last chunk, cut short by a stop: played again
+                continue
             raise ValueError(
-                f"journal {path} line {number} is not a row of deals ({error!r}): "
-                "mend or remove that line"
+                f"journal {path} line {number} is not a row of deals "
+                f"({'not JSON' if cut else error}): mend or remove that line"
             ) from None
     return header, done
 

@@ -9,10 +9,11 @@ envs' spaces; checkpoints record the game's name. ``evaluate_now`` measures the 
 ``agents.evaluate`` (a team game: beside the baseline team; a competitive game: one trained
 seat against baselines, every seat in turn) and keeps ``best.pt``.
 
-A run lives in ``{out_dir}/{run_name}/``: TensorBoard events (metric groups ``team/``,
-``game/``, ``bc/``, ``time/`` and SB3's ``train/`` and ``rollout/``), ``checkpoints/``
-(``last.pt``, ``best.pt`` by evaluated win rate, ``step_N.pt``) each with a model card
-(``.json``), and ``curve.png``. ``--resume`` restores weights, optimizer, step count and
+A run lives in ``{out_dir}/{run_name}/`` (a new run's folder new or empty: a run there is
+never overwritten): TensorBoard events (metric groups ``team/``, ``game/``, ``bc/``,
+``time/`` and SB3's ``train/`` and ``rollout/``), ``checkpoints/`` (``last.pt``,
+``best.pt`` by evaluated win rate, ``step_N.pt``) each with a model card (``.json``), and
+``curve.png``. ``--resume`` restores weights, optimizer, step count and
 the evaluation history, so schedules continue where they stopped; Ctrl-C or
 ``kill`` stops a run at its next step and saves ``last.pt`` (a second one stops at once).
 Resuming takes only the checkpoint and ``--total-steps``: config and seed are the
@@ -25,6 +26,7 @@ an exported policy (no optimizer state) cannot be resumed (start a new run from 
 from __future__ import annotations
 
 import importlib
+import itertools
 import json
 import os
 import platform
@@ -204,8 +206,7 @@ class Trainer:
             if total_steps is not None:
                 config = replace(config, total_steps=total_steps)
             config.validate()
-            name = run_name or f"{config.name}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
-            self.state = RunState(run_name=name)
+            self.state = RunState(run_name=new_run_name(config, run_name))
         self.config = config
         self.partners = partner_cards(config) if config.partners else []
         if self.resume_data is not None and "partners" in self.resume_data:
@@ -587,6 +588,29 @@ def critic_weights(model) -> dict:
     nothing: the critic is saved for --resume only (play reads ``policy``)."""
     critic = getattr(model, "critic", None)
     return {} if critic is None else {"critic": critic.state_dict()}
+
+
+def new_run_name(config: TrainConfig, run_name: str | None) -> str:
+    """The name of a new run of ``config`` in ``config.out_dir``: ``run_name``, or by default
+    ``NAME__SEED__TIMESTAMP`` (``-2``, ``-3``, ... after it where a run of that second is
+    there). A one-line ValueError where the folder of ``run_name`` holds anything (a run's
+    checkpoints, events): a new run would overwrite it."""
+    out = Path(config.out_dir)
+    if run_name is None:
+        stamp = f"{config.name}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
+        names = (stamp if n == 1 else f"{stamp}-{n}" for n in itertools.count(1))
+        return next(n for n in names if not _holds_anything(out / n))
+    folder = out / run_name
+    if _holds_anything(folder):
+        last = folder / "checkpoints" / "last.pt"
+        resume = f"--resume {last}, or choose" if last.exists() else "choose"
+        raise ValueError(f"run {run_name} already exists at {folder}: {resume} another --run-name")
+    return run_name
+
+
+def _holds_anything(folder: Path) -> bool:
+    """Whether ``folder`` is a folder with something in it."""
+    return folder.is_dir() and any(folder.iterdir())
 
 
 def run_folder(checkpoint: Path) -> Path:
