@@ -141,22 +141,26 @@ class PileRummyState:
         of the hidden cards: a copy whose whereabouts are already public (``shown``) goes
         first, else a hidden one; among those alike, the one held longest (``TAKE_NEWEST``:
         the one that came last)."""
-        hand, shown, type_of = self.hands[p], self.shown[p], self.TYPE_OF
-        order = range(len(hand) - 1, -1, -1) if self.TAKE_NEWEST else range(len(hand))
-        hidden = -1
-        for i in order:
-            c = hand[i]
-            if type_of[c] == t:
-                if c in shown:
-                    shown.remove(c)
+        hand, type_of = self.hands[p], self.TYPE_OF
+        shown = self.shown[p]
+        if shown:
+            public = [c for c in shown if type_of[c] == t]
+            if public:
+                if len(public) > 1:  # in hand order (public: each came in sight of all)
+                    public = [c for c in hand if c in public]
+                card = public[-1] if self.TAKE_NEWEST else public[0]
+                shown.remove(card)
+                hand.remove(card)
+                return card
+        if self.TAKE_NEWEST:
+            for i in range(len(hand) - 1, -1, -1):
+                if type_of[hand[i]] == t:
                     return hand.pop(i)
-                if hidden < 0:
-                    hidden = i
-                    if not shown:
-                        break
-        if hidden < 0:
-            raise AssertionError(f"player {p} holds no {t}")
-        return hand.pop(hidden)
+        else:
+            for i, c in enumerate(hand):
+                if type_of[c] == t:
+                    return hand.pop(i)
+        raise AssertionError(f"player {p} holds no {t}")
 
     def _to_hand(self, p: int, card: int) -> None:
         """Player ``p`` takes ``card`` in sight of all (from the pile or the table)."""
