@@ -38,8 +38,8 @@ class AgentOptions:
 
 def option_pairs(text: str, names: tuple[str, ...], what: str) -> dict[str, str]:
     """``{name: value}`` from ``"name=value;name=value"`` (blank items skipped); a
-    ValueError names an item that is not ``name=value`` with a name among ``names``
-    (``what`` names the options in the message: "baseline", "search")."""
+    ValueError names an item that is not ``name=value`` with a name among ``names``, or a
+    name given twice (``what`` names the options in the message: "baseline", "search")."""
     pairs = {}
     for item in text.split(";"):
         item = item.strip()
@@ -50,5 +50,7 @@ def option_pairs(text: str, names: tuple[str, ...], what: str) -> dict[str, str]
             raise ValueError(
                 f"{what} option {item!r}: write name=value with a name among {', '.join(names)}"
             )
+        if key.strip() in pairs:
+            raise ValueError(f"{what} option {key.strip()} is given twice in {text!r}")
         pairs[key.strip()] = value.strip()
     return pairs

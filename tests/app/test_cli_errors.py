@@ -89,6 +89,10 @@ BAD_INPUTS = [
     ("play --seat 5 --record-dir {DIR}", "--seat must be 0-1"),
     ("play --partner nobody --record-dir {DIR}", "unknown team member 'nobody'"),
     ("play --partner baseline:foo=bar --record-dir {DIR}", "baseline option 'foo=bar'"),
+    ("eval --team baseline:jokers=eager;jokers=hold,baseline --games 2",
+     "baseline option jokers is given twice"),
+    ("eval --team search:rollouts=1;rollouts=2,baseline --games 2",
+     "search option rollouts is given twice"),
     ("play --record-dir {FILE}", "--record-dir {FILE} is a file, not a folder"),
     # train
     ("train", "give --config"),
