@@ -189,6 +189,12 @@ class Trainer:
                     "with --total-steps only"
                 )
             saved = config_from_dict(self.resume_data["config"], check_files=False)
+            done = int(self.resume_data["num_timesteps"])
+            if total_steps is not None and total_steps < done:
+                raise ValueError(
+                    f"{resume} is at step {done:,}: --total-steps {total_steps:,} is behind "
+                    "it (give a larger one to train on)"
+                )
             if total_steps is not None:
                 saved = replace(saved, total_steps=total_steps)
             run_dir = run_folder(Path(resume))  # (a copied run goes on in the copy)

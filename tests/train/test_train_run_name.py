@@ -48,6 +48,15 @@ def test_a_new_run_with_the_run_name_of_a_finished_one_is_refused(tmp_path: Path
     assert out == "" and _snapshot(run) == before  # nothing touched
     assert main(["train", "--resume", str(last), "--total-steps", "256"]) == 0
     assert load_checkpoint(last)["num_timesteps"] == 256
+    before = _snapshot(run)
+    capsys.readouterr()
+    assert main(["train", "--resume", str(last), "--total-steps", "128"]) == 2
+    out, err = capsys.readouterr()
+    assert err.strip() == (
+        f"commoncause: error: {last} is at step 256: --total-steps 128 is behind it (give a "
+        "larger one to train on)"
+    )
+    assert out == "" and _snapshot(run) == before  # a finished run is not evaluated again
 
 
 def test_a_run_folder_without_checkpoints_is_refused_and_an_empty_one_used(tmp_path: Path):
