@@ -190,6 +190,9 @@ def game_config(body: GameOptions) -> tuple[Any, Any]:
     game = get_game(body.game)
     options = dict(body.options)
     if body.level is not None:
+        if "level" in options and options["level"] != body.level:
+            raise ApiError(400, f"level {body.level!r} and options.level "
+                                f"{options['level']!r} disagree: give one")  # fmt: skip
         options["level"] = body.level
     try:
         return game, game.make_config(**options)

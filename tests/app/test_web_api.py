@@ -176,6 +176,7 @@ def test_ids_and_partner_names_are_matched_whole(client):
     [
         ({"game": "chess"}, 400, "unknown game"),
         ({"level": "impossible"}, 400, "level"),
+        ({"level": "easy", "options": {"level": "normal"}}, 400, "disagree"),
         ({"options": {"stock_size": 99}}, 400, "stock_size"),
         ({"options": {"wings": True}}, 400, "wings"),
         ({"seat": 5}, 400, "seat"),
