@@ -294,12 +294,12 @@ def seat_of(game: WebGame, authorization: str | None) -> int:
     raise ApiError(403, f"that token opens no seat of game {game.id}")
 
 
-def advance(game: WebGame, seat: int) -> None:
-    """Play on, in a request of ``seat``, until a person is to move or the game is over: the
-    agents' moves, and ``seat``'s only legal move (played for it, marked ``forced`` as the
-    terminal does). Another person's only move waits for a request of theirs: played now,
-    it would tell this seat that their hand has no other (a forced ``draw stock``: the top
-    discard fits nowhere in it)."""
+def advance(game: WebGame) -> None:
+    """Play on until a person is to move or the game is over: the agents' moves, and in a
+    game of one person their only legal move (played for them, marked ``forced`` as the
+    terminal does). With several persons a person plays even an only move: played for them,
+    when it came (at once) would tell the others that their hand has no other (a forced
+    ``draw stock``: the top discard fits nowhere in it)."""
     s = game.session
     while not s.is_over:
         if s.current in s.agents:
@@ -307,9 +307,9 @@ def advance(game: WebGame, seat: int) -> None:
             s.play(action, seconds, probs)
             continue
         menu = s.legal_moves()
-        if s.current != seat or len(menu) != 1:
+        if len(menu) != 1 or len(s.humans) > 1:
             return
-        game.hints.pop(seat, None)
+        game.hints.pop(s.current, None)
         s.play(menu[0][0], 0.0, None, forced=True)
 
 
@@ -352,15 +352,8 @@ follows from)."""
 OWN_MOVE_KEYS = ("n", "player", "move", "action", "seconds", "turn", "probabilities", "hint",
                  "forced")  # fmt: skip
 """The keys of a seat's own moves in its record so far."""
-OTHER_MOVE_KEYS = ("n", "player", "turn")
-"""The keys of the other seats' moves in it (the move as the seat saw it added, and an
-agent's ``seconds``: a person's would tell a forced move, timed 0)."""
-
-
-def is_agent(record: dict, seat: int) -> bool:
-    """Whether an agent plays ``seat`` of ``record`` (only an agent's moves show the others
-    their ``seconds`` while the game runs)."""
-    return record["seats"][seat].get("player") != HUMAN
+OTHER_MOVE_KEYS = ("n", "player", "turn", "seconds")
+"""The keys of the other seats' moves in it (the move as the seat saw it added)."""
 
 
 def seat_record(record: dict, session: PlaySession, seat: int) -> dict:
@@ -378,8 +371,6 @@ def seat_record(record: dict, session: PlaySession, seat: int) -> dict:
             shown = {k: entry[k] for k in OWN_MOVE_KEYS if k in entry}
         else:
             shown = {k: entry[k] for k in OTHER_MOVE_KEYS if k in entry}
-            if is_agent(record, move.seat) and "seconds" in entry:
-                shown["seconds"] = entry["seconds"]
             shown["move"] = move.seen_by(seat)
         out["moves"].append(shown)
     return out
@@ -420,7 +411,7 @@ def check_text(document: Any) -> None:
 def replay_frame(record: dict, move: int, seat: int | None, public: bool) -> dict:
     """The table after the record's first ``move`` moves, as ``seat`` saw it (None: every
     hand), with the line of that move. Not ``public`` (a game still running): no seed, and
-    whether a move was forced, and a person's seconds, only for the seat's own."""
+    whether a move was forced only for the seat's own."""
     total = len(record["moves"])
     move = max(0, min(move, total))
     session = PlaySession.from_record(record, moves=move)
@@ -430,14 +421,13 @@ def replay_frame(record: dict, move: int, seat: int | None, public: bool) -> dic
     line = None
     if entry is not None:
         m = session.moves[-1]
-        mine = public or seat == m.seat
         line = {
             "n": move,
             "seat": m.seat,
             "player": session.player_name(m.seat),
             "move": m.seen_by(seat),
-            "seconds": entry.get("seconds") if mine or is_agent(record, m.seat) else None,
-            "forced": bool(entry.get("forced")) if mine else None,
+            "seconds": entry.get("seconds"),
+            "forced": bool(entry.get("forced")) if public or seat == m.seat else None,
             "hint": entry.get("hint") if seat in (None, m.seat) else None,
         }
     screen = session.screen(seat)
@@ -714,7 +704,7 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
         web = WebGame(game_id, session, {p: _hash(t) for p, t in tokens.items()})
         store.add(web)
         with web.lock:
-            advance(web, body.seat)
+            advance(web)
         out: dict[str, Any] = {"id": game_id, "seat": body.seat, "token": tokens[body.seat]}
         if note:
             out["note"] = note
@@ -731,7 +721,6 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
         game = store.get(game_id)
         seat = seat_of(game, authorization)
         with game.lock:
-            advance(game, seat)  # its only legal move, if it is to play one
             return view(game, seat)
 
     @app.post("/api/games/{game_id}/moves")
@@ -741,7 +730,6 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
         game = store.get(game_id)
         seat = seat_of(game, authorization)
         with game.lock:
-            advance(game, seat)
             s = game.session
             if s.is_over:
                 raise ApiError(409, f"game {game_id} is over: {s.outcome()}")
@@ -760,7 +748,7 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
             hint = game.hints.pop(seat, None)
             extra = {"hint": hint} if hint else {}
             s.play(action, time.perf_counter() - start, None, **extra)
-            advance(game, seat)
+            advance(game)
             data = view(game, seat)
         if s.is_over:
             store.forget(game_id)
@@ -772,7 +760,6 @@ def create_app(record_dir: str | Path = Path("records/web")) -> FastAPI:
         game = store.get(game_id)
         seat = seat_of(game, authorization)
         with game.lock:
-            advance(game, seat)
             s = game.session
             if s.is_over or s.current != seat:
                 raise ApiError(409, "a hint is for the seat to move, in its turn")
