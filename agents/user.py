@@ -17,7 +17,7 @@ from .base import Agent
 _modules: dict[Path, ModuleType] = {}
 """Loaded files, once per process (a worker loads a file once, however many seats use it)."""
 
-_GUARDED = ("reset", "act", "probabilities")
+_GUARDED = ("reset", "act", "act_batch", "probabilities")
 """The methods the project calls on an agent: what a user's raises there is one line."""
 
 

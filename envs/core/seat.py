@@ -211,9 +211,14 @@ class HandsAndStockSeatView(PileSeatView):
     def known_cards(self) -> dict[int, list[int]]:
         """Per other seat, the physical cards publicly known to be in its hand (the state's
         ``shown``: taken from the pile, drawn from a stock turned over from the pile, or
-        taken back from the table, and not laid or discarded since)."""
-        shown = self._state.shown
-        return {s: sorted(shown[s]) for s in range(self.num_seats) if s != self.player}
+        taken back from the table, and not laid or discarded since), in the order they came
+        (public too, as each came in sight of all)."""
+        state = self._state
+        return {
+            s: [c for c in state.hands[s] if c in state.shown[s]]
+            for s in range(self.num_seats)
+            if s != self.player
+        }
 
     def _visible(self) -> set[int]:
         """Physical cards this seat sees: its hand, the pile and the table."""
@@ -228,7 +233,7 @@ class HandsAndStockSeatView(PileSeatView):
         """Games this seat may think possible, for search, without end: copies in which the
         cards it cannot see are dealt at random into the other hands (keeping
         ``known_cards`` where they are, and every hand's size) and the stock. A stock
-        turned over from the pile (the discard log's ``taken`` -2) is public, in its order,
+        turned over from the pile (the state's ``stock_shown``) is public, in its order,
         and stays as it is. Only public information decides where the hidden cards may go
         (read once, for every deal); each copy's deck is cleared and its later deals are
         shuffled anew.

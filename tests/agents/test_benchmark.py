@@ -56,6 +56,19 @@ MY_AGENT = """
         def act(self, view):
             raise RuntimeError("act boom")
 
+    class BatchRaises:
+        batch_key = "batch"
+
+        def reset(self, seed):
+            pass
+
+        def act(self, view):
+            return view.legal_actions()[0]
+
+        @staticmethod
+        def act_batch(agents, views):
+            raise RuntimeError("batch boom")
+
     class ResetRaises:
         def reset(self, seed):
             raise RuntimeError("reset boom")
@@ -214,6 +227,8 @@ def test_a_users_class_that_fails_is_one_line_exit_2(
          "RuntimeError: reset boom"),
         ("open_rummy", "{file}:ActRaises,baseline,baseline,baseline", "failed in act(): "
          "RuntimeError: act boom"),
+        ("common_cause", "{file}:BatchRaises,baseline", "BatchRaises failed in act_batch(): "
+         "RuntimeError: batch boom"),
     ],
 )  # fmt: skip
 def test_eval_reports_a_users_class_that_raises_in_one_line(
