@@ -14,6 +14,7 @@ import argparse
 import dataclasses
 import os
 import sys
+import tempfile
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,7 @@ def check_output_folder(path: Path | None, what: str) -> None:
     if path.exists() and not path.is_dir():
         raise ValueError(f"{what} {path} is a file, not a folder")
     if path.is_dir():
-        if not os.access(path, os.W_OK | os.X_OK):
+        if not _can_write_in(path):
             raise ValueError(f"{what} {path} is a folder you cannot write in")
     else:
         _check_can_make(path, what)
@@ -71,9 +72,21 @@ def _check_can_make(path: Path, what: str) -> None:
         if above.exists():
             if not above.is_dir():
                 raise ValueError(f"{what} {path}: {above} is a file, not a folder")
-            if not os.access(above, os.W_OK | os.X_OK):
+            if not _can_write_in(above):
                 raise ValueError(f"{what} {path}: cannot write in {above}")
             return
+
+
+def _can_write_in(folder: Path) -> bool:
+    """Whether a file can be made in ``folder``, by making one (permissions alone do not
+    say: root passes them where a file system such as /proc makes none)."""
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return False
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
 
 
 def add_seed_argument(p: argparse.ArgumentParser, default: int | None = 0, help: str = "") -> None:

@@ -63,6 +63,9 @@ BAD_INPUTS = [
     ("eval --game open_rummy --compare baseline --games 2", "--compare is for team games"),
     ("eval --games 2 --json {DIR}", "--json {DIR} is a directory"),
     ("eval --games 2 --json {UNDER_FILE}", "{FILE} is a file, not a folder"),
+    # a folder no file can be made in, whatever its permissions say (root passes them)
+    ("eval --games 2 --json /proc/x.json", "--json /proc/x.json: cannot write in /proc"),
+    ("analyze --team baseline,baseline --games 2 --out /proc/an", "cannot write in /proc"),
     ("eval --game dummy_rummy --games 1 --json {DIR}", "--json {DIR} is a directory"),
     ("eval --game dummy_rummy --games 1 --journal {DIR}", "--journal {DIR} is a directory"),
     ("eval --game dummy_rummy --games 1 --journal {UNDER_FILE}", "is a file, not a folder"),
