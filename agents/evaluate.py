@@ -49,7 +49,7 @@ from .arena import GameOutcome, deal_seed, play_game, play_side_by_side
 from .base import Agent
 from .journal import Journal, SeatResult
 from .registry import make_agent
-from .stats import normal_interval, ratio_interval, wilson_interval
+from .stats import mean_interval, normal_interval, ratio_interval, wilson_interval
 
 # ------------------------------------------------------------------ the worker pool
 
@@ -246,9 +246,16 @@ def _per_hand(by_deal: list[list[SeatResult]], n: int) -> tuple[list[dict], dict
     return members, ratio_interval(margins, hands)
 
 
+def _won(shares: list[float]) -> dict:
+    """``win_rate`` (a member's share of the games won, ties shared), its 95% interval over
+    the deals (``win_rate_ci95``) and their number (``win_rate_deals``)."""
+    won = mean_interval(shares)
+    return {"win_rate": won["value"], "win_rate_ci95": won["ci95"], "win_rate_deals": won["n"]}
+
+
 def _members(team: tuple[str, ...], by_deal: list[list[SeatResult]], rotations: int) -> list[dict]:
     """Each member's figures: its return per game (a 95% interval over deals), the rate of
-    games it won and the mean of each of its seats' figures."""
+    games it won (a 95% interval over deals) and the mean of each of its seats' figures."""
     members = []
     for k, name in enumerate(team):
         mine = [r for deal in by_deal for r in deal if r.member == k]
@@ -259,7 +266,10 @@ def _members(team: tuple[str, ...], by_deal: list[list[SeatResult]], rotations: 
                 "return": normal_interval(
                     [sum(r.value for r in deal if r.member == k) / rotations for deal in by_deal]
                 ),
-                "win_rate": sum(r.win_share for r in mine) / len(mine),
+                **_won(
+                    [sum(r.win_share for r in deal if r.member == k) / rotations
+                     for deal in by_deal]
+                ),
                 **{f"mean_{key}": sum(r.stats.get(key, 0.0) for r in mine) / len(mine)
                    for key in keys},
             }

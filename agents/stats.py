@@ -20,7 +20,9 @@ def wilson_interval(wins: int, games: int, z: float = 1.959964) -> tuple[float, 
     denom = 1 + z * z / games
     centre = (p + z * z / (2 * games)) / denom
     half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    low = 0.0 if wins == 0 else max(0.0, centre - half)  # (exact at the ends: no rounding)
+    high = 1.0 if wins == games else min(1.0, centre + half)
+    return (low, high)
 
 
 def _is_binary(values: list[float]) -> bool:
@@ -37,7 +39,7 @@ def paired_difference(a, b, z: float = 1.959964) -> dict:
     stays within [-1, 1], is defined for one game, and is close to the normal interval of
     the paired differences for many games. Any other per-game figure gets the normal
     interval of the paired differences, clipped to the differences the data allow
-    [min a - max b, max a - min b] (that whole range for fewer than two games)."""
+    [min a - max b, max a - min b] (none, NaN, for fewer than two games)."""
     x = [float(v) for v in a]
     y = [float(v) for v in b]
     if len(x) != len(y):
@@ -51,8 +53,8 @@ def paired_difference(a, b, z: float = 1.959964) -> dict:
         method = "newcombe"
     else:
         lowest, highest = min(x) - max(y), max(x) - min(y)
-        if n < 2:
-            low, high = lowest, highest
+        if n < 2:  # (no spread to measure: no interval)
+            low, high = math.nan, math.nan
         else:
             d = [u - v for u, v in zip(x, y, strict=True)]
             var = sum((u - mean) ** 2 for u in d) / (n - 1)
@@ -84,19 +86,33 @@ def _newcombe_paired(x: list[float], y: list[float], z: float) -> tuple[float, f
     return max(-1.0, low), min(1.0, high)
 
 
-def mean_interval(values) -> dict:
-    """Mean of per-deal values with a 95% interval over deals (``paired_difference``
-    against zero: Newcombe's score interval for 0/1 values, else a normal interval clipped
-    to the values' range)."""
-    return paired_difference(values, np.zeros(len(values)))
+def mean_interval(values, z: float = 1.959964) -> dict:
+    """Mean of per-deal win shares (each in [0, 1]) with a 95% interval over deals: Wilson's
+    for 0/1 values, else the normal interval clipped to [0, 1] (all of it for one deal)."""
+    x = [float(v) for v in values]
+    n = len(x)
+    if n == 0:
+        raise ValueError("a mean needs at least one deal")
+    if min(x) < 0.0 or max(x) > 1.0:
+        raise ValueError("mean_interval takes shares in [0, 1]")
+    mean = sum(x) / n
+    if _is_binary(x):
+        low, high = wilson_interval(round(sum(x)), n, z)
+        return {"value": mean, "ci95": [low, high], "n": n, "method": "wilson"}
+    low, high = 0.0, 1.0
+    if n >= 2:
+        half = z * math.sqrt(sum((v - mean) ** 2 for v in x) / (n - 1) / n)
+        low, high = max(0.0, mean - half), min(1.0, mean + half)
+    return {"value": mean, "ci95": [low, high], "n": n, "method": "normal, clipped to [0, 1]"}
 
 
 def normal_interval(values: list[float], z: float = 1.959964) -> dict:
-    """Mean of per-deal values with the normal 95% interval (not clipped)."""
+    """Mean of per-deal values with the normal 95% interval (not clipped; NaN for fewer than
+    two deals)."""
     n = len(values)
     mean = sum(values) / n
-    if n < 2:
-        return {"mean": mean, "ci95": [mean, mean] if n else [0.0, 0.0], "n": n}
+    if n < 2:  # (no spread to measure: no interval)
+        return {"mean": mean, "ci95": [math.nan, math.nan], "n": n}
     var = sum((v - mean) ** 2 for v in values) / (n - 1)
     half = z * math.sqrt(var / n)
     return {"mean": mean, "ci95": [mean - half, mean + half], "n": n}
@@ -105,11 +121,11 @@ def normal_interval(values: list[float], z: float = 1.959964) -> dict:
 def ratio_interval(numerators: list[float], denominators: list[float],
                     z: float = 1.959964) -> dict:  # fmt: skip
     """sum(numerators) / sum(denominators) with a 95% interval over the pairs (the delta
-    method: the pairs are the deals, each a sum over its games)."""
+    method: the pairs are the deals, each a sum over its games; NaN for fewer than two)."""
     n = len(numerators)
     ratio = sum(numerators) / sum(denominators)
-    if n < 2:
-        return {"mean": ratio, "ci95": [ratio, ratio], "n": n}
+    if n < 2:  # (no spread to measure: no interval)
+        return {"mean": ratio, "ci95": [math.nan, math.nan], "n": n}
     mean_den = sum(denominators) / n
     residuals = [a - ratio * b for a, b in zip(numerators, denominators, strict=True)]
     var = sum(r * r for r in residuals) / (n - 1)

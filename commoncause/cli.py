@@ -230,6 +230,12 @@ def run_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _percent_with_interval(value: float, ci95: list[float]) -> str:
+    """``"55.0 [50.1, 59.8]"``: a rate and its 95% interval in percent (``-`` for none)."""
+    low, high = (f"{100 * x:.1f}" if x == x else "-" for x in ci95)  # (NaN != NaN)
+    return f"{100 * value:.1f} [{low}, {high}]"
+
+
 def _console():
     """A console for tables: piped or redirected, no terminal width to fit, so never cut a
     member's name."""
@@ -289,13 +295,14 @@ def _print_table(report, args: argparse.Namespace, game, config) -> dict:
     stat_keys = [k for k in report.members[0] if k.startswith("mean_") and k != "mean_hands"]
     # one rate (won, in %); the rest are means per game, labelled so (went_out 0.25 a game)
     stats = [f"{k.removeprefix('mean_')} / game" for k in stat_keys]
-    for column in ("member", "return / game", "95% interval", "won %", *stats):
+    for column in ("member", "return / game", "95% interval", "won % [95%]", *stats):
         table.add_column(column, justify="right", overflow="fold")
     for m in report.members:
         low, high = m["return"]["ci95"]
         table.add_row(
             m["member"], f"{m['return']['mean']:.2f}", f"{low:.2f} - {high:.2f}",
-            f"{100 * m['win_rate']:.1f}", *(f"{m[k]:.3f}" for k in stat_keys),
+            _percent_with_interval(m["win_rate"], m["win_rate_ci95"]),
+            *(f"{m[k]:.3f}" for k in stat_keys),
         )  # fmt: skip
     _console().print(table)
     first = report.team[0]

@@ -155,7 +155,10 @@ def test_benchmark_json_has_the_protocol_fields():
         assert set(row) >= {"name", "split", "convention", "win_rate", "ci", "games"}
         assert row["games"] == 8  # 4 deals in each seat
         assert row["ci"][0] <= row["win_rate"] <= row["ci"][1]
-        assert row["win_rate"] == pytest.approx((row["agent_first"] + row["agent_second"]) / 2)
+        first, second = row["agent_first"], row["agent_second"]
+        assert row["win_rate"] == pytest.approx((first["win_rate"] + second["win_rate"]) / 2)
+        for part in (first, second):
+            assert part["games"] == 4 and part["ci"][0] <= part["win_rate"] <= part["ci"][1]
     for split in ("train", "test"):
         rows = [r["win_rate"] for r in result["partners"] if r["split"] == split]
         adhoc = result["adhoc"][split]

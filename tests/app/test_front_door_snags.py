@@ -3,6 +3,8 @@ output keeps long lines whole, a cut-off demo says so."""
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 
 import pytest
@@ -63,7 +65,22 @@ def test_the_table_eval_says_which_columns_are_per_game_means(capsys):
     sys.argv = ["commoncause", *argv]
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert "won %" in out and "went_out / game" in out and "points / game" in out
+    assert "won % [95%]" in out and "went_out / game" in out and "points / game" in out
+
+
+def test_a_competitive_eval_gives_each_members_win_rate_an_interval(tmp_path, capsys):
+    """The won column and the JSON's ``win_rate`` carry a 95% interval over the deals and
+    their number, as every win rate the project reports."""
+    out = tmp_path / "eval.json"
+    argv = ["eval", "--game", "dummy_rummy", "--num-players", "2", "--hands", "1",
+            "--team", "baseline,random", "--games", "6", "--workers", "1",
+            "--json", str(out)]  # fmt: skip
+    sys.argv = ["commoncause", *argv]
+    assert main(argv) == 0
+    for member in json.loads(out.read_text())["members"]:
+        low, high = member["win_rate_ci95"]
+        assert low <= member["win_rate"] <= high and member["win_rate_deals"] == 6
+    assert re.search(r"\d+\.\d \[\d+\.\d, \d+\.\d\]", capsys.readouterr().out)
 
 
 def test_main_reads_the_game_from_its_own_arguments(capsys):

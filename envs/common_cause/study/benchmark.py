@@ -140,6 +140,12 @@ def _ci(figure: dict) -> list[float]:
     return [float(x) for x in figure["ci95"]]
 
 
+def _rate(wins: int, games: int) -> dict:
+    """A win rate as the JSON gives it: ``win_rate``, its Wilson ``ci`` and ``games``."""
+    figure = rate(wins, games)
+    return {"win_rate": figure["value"], "ci": _ci(figure), "games": games}
+
+
 def run_benchmark(
     agent: str,
     split: str = "all",
@@ -190,8 +196,8 @@ def run_benchmark(
                 "win_rate": figure["value"],
                 "ci": _ci(figure),
                 "games": 2 * games,
-                "agent_first": rate(first.sum(), games)["value"],
-                "agent_second": rate(second.sum(), games)["value"],
+                "agent_first": _rate(first.sum(), games),
+                "agent_second": _rate(second.sum(), games),
             }
         )
     scores = _split_scores(data, agent, zoo)
