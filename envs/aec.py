@@ -30,9 +30,8 @@ from pettingzoo.utils.wrappers.order_enforcing import (
     AECOrderEnforcingIterator,
 )
 
-from .core.game import Game, IllegalMoveError
+from .core.game import Game, IllegalMoveError, action_id
 
-_INT_TYPES = (int, np.integer)  # an action's types (bools refused apart)
 _INT8 = np.dtype(np.int8)
 
 
@@ -234,17 +233,27 @@ class RummyEnv(AECEnv, EzPickle):
         """Every card, hidden ones included: for centralised critics in training only."""
         return self.GAME.encode_state(self._require_state("state()"))
 
+    def _require_agents(self, what: str) -> None:
+        """RuntimeError before the first deal, or once every agent has left a finished
+        game (PettingZoo's own raw env raises a bare KeyError there)."""
+        self._require_state(what)
+        if not self.agents:
+            raise RuntimeError(f"the game is over: call reset() before {what}")
+
+    def last(self, observe: bool = True):
+        if self.game_state is None or not self.agents:
+            self._require_agents("last()")
+        return super().last(observe)
+
     def step(self, action: int | None) -> None:
+        if self.game_state is None or not self.agents:
+            self._require_agents("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         state = self.game_state
-        if action is True or action is False or not isinstance(action, _INT_TYPES):
-            raise IllegalMoveError(
-                -1, state.legal_actions(), f"an action is an int id, not {action!r}"
-            )
-        action = int(action)
+        action = action_id(action, state)
         seat = state.current
         if self.render_mode is not None and action in state.legal_actions():
             self.move_log.append((seat, self.GAME.move_text(state, action)))

@@ -363,15 +363,16 @@ def check_per_seat_rewards(name: str, margin: bool = False, **options: Any) -> N
     """Self-play games (seeds 0-2) on the learner's seats, played by the baseline's choices:
     every seat's per-step rewards sum to its return scaled by 0.01 (with ``margin``
     (``reward_margin``): its return minus the other seats' mean, and every step's rewards
-    sum to 0 over the seats), and some came before the end of the game."""
+    sum to 0 over the seats), and some came before the end of the game; ``reset``'s info
+    holds what the moves before the first decision earned."""
     from commoncause.train.selfplay import SelfPlayEnv
 
     env = SelfPlayEnv(1.0, game=name, reward_scale=0.01, reward_margin=margin, **options)
     agent = env.game.baseline("")
     for seed in range(3):
-        env.reset(seed=seed)
+        _, info = env.reset(seed=seed)
         agent.reset(seed)
-        earned = np.zeros(env.num_seats)
+        earned = np.array(info["rewards"])  # the moves before the first decision's
         intermediate = False
         done = False
         while not done:

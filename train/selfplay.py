@@ -14,7 +14,8 @@ Two views of the rewards, for two kinds of trainer:
 * Per seat (competitive games, ``game.team`` False): every step's ``info["rewards"]`` holds
   what each seat earned over the moves of that step (the learner's move, then the forced
   and baseline moves up to the next decision: the sum of ``state.rewards()``, times
-  ``reward_scale``), and ``info["seat"]`` names the seat of the next decision. A trainer
+  ``reward_scale``; ``reset``'s info holds those of the moves before the first decision),
+  and ``info["seat"]`` names the seat of the next decision. A trainer
   that keeps one trajectory per seat (train/ppo.py) pays each seat's transition what that
   seat earned until its own next decision, intermediate rewards (Dummy rummy's points of
   each hand) included. With ``reward_margin`` each seat is paid instead what it earned
@@ -60,6 +61,7 @@ import gymnasium
 import numpy as np
 from gymnasium.utils import seeding
 
+from commoncause.envs.core.game import action_id
 from commoncause.envs.registry import DEFAULT_GAME, get_game
 
 ILLEGAL_RESULT = "illegal action"
@@ -173,7 +175,8 @@ class SelfPlayEnv(gymnasium.Env):
     def _deal(self, options: dict | None):
         """A new game through the game's record (``new_state``): from ``options["deck"]``
         (card codes or ids, top first), or a deck shuffled by a generator seeded from this
-        env's own (the shuffle of the game's PettingZoo env, so a seed deals as it does)."""
+        env's own (the PettingZoo env's shuffle, from another seed: a seed deals here other
+        games than there)."""
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"reset options must be a dict such as {{'deck': [...]}} or None, "
                              f"got {type(options).__name__}")  # fmt: skip
@@ -214,12 +217,16 @@ class SelfPlayEnv(gymnasium.Env):
             for seat, agent in zip(seats, self._baselines, strict=True):
                 agent.reset(int(self.np_random.integers(2**31)))
                 self.baseline_seats[seat] = agent
+        if self.per_seat:
+            self._earned = [0.0] * self.num_seats
         self._advance()
         if state.is_terminal or self._truncated:  # a deal that ends before the learner moved
             if options and "deck" in options:
                 raise ValueError("this deck is lost before the learner's first decision")
             return self.reset()  # deal again
         self._over = False
+        if self.per_seat:  # what the moves before the first decision earned
+            return self._observe(), {"seat": state.current, "rewards": tuple(self._earned)}
         return self._observe(), {"seat": state.current}
 
     def step(self, action: int):
@@ -229,7 +236,7 @@ class SelfPlayEnv(gymnasium.Env):
             )
         state = self.state
         seat = state.current
-        action = int(action)
+        action = action_id(action, state)  # (a float or a string is no move: an error)
         if action not in state.legal_actions():
             self._over = True
             self._illegal = action

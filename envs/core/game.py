@@ -35,6 +35,16 @@ class IllegalMoveError(ValueError):
         super().__init__(message or f"illegal action {action}; legal actions: {legal}")
 
 
+def action_id(action: Any, state: Any) -> int:
+    """``action`` as an int id (an int or a numpy integer); an IllegalMoveError naming
+    anything else (a bool, a float, a string), the state left as it is."""
+    if isinstance(action, int) and not isinstance(action, bool):
+        return action
+    if not isinstance(action, bool) and hasattr(action, "dtype") and action.dtype.kind in "iu":
+        return int(action)
+    raise IllegalMoveError(-1, state.legal_actions(), f"an action is an int id, not {action!r}")
+
+
 class RulesConfig:
     """Mixin for a game's frozen config dataclass: everything that changes its rules.
 

@@ -252,6 +252,25 @@ def test_random_play_mask_equals_legal_moves(name):
 
 
 @games
+def test_the_raw_env_says_to_reset_before_a_deal_and_after_the_game(name):
+    """``raw_env`` (no order-enforcing wrapper): ``step`` and ``last`` before the first deal
+    and once the game is over are a RuntimeError naming ``reset()``, not a bare KeyError."""
+    env = importlib.import_module(get_game(name).env_module).raw_env()
+    for call in (lambda: env.step(0), env.last):
+        with pytest.raises(RuntimeError, match=r"call reset\(\) before"):
+            call()
+    env.reset(seed=1)
+    rng = random.Random(1)
+    for _ in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(None if terminated or truncated else int(rng.choice(legal)))
+    for call in (lambda: env.step(0), env.last):
+        with pytest.raises(RuntimeError, match=r"the game is over: call reset\(\)"):
+            call()
+
+
+@games
 def test_hidden_cards_are_invisible(name):
     check_hidden_cards(name)
 

@@ -129,9 +129,9 @@ def test_resume_takes_only_total_steps_and_ignores_the_old_init_from(tmp_path: P
         err = one_line_error(capsys)
         assert "takes only --total-steps" in err and extra[0] in err
     start.unlink()  # the run's init_from moved away: resuming never reads it
-    assert main(["train", "--resume", str(last), "--total-steps", "0"]) == 0
+    assert main(["train", "--resume", str(last), "--total-steps", "128"]) == 0
     resumed = load_checkpoint(last)
-    assert resumed["config"]["total_steps"] == 0 and resumed["num_timesteps"] == 128
+    assert resumed["config"]["total_steps"] == 128 and resumed["num_timesteps"] == 128
     assert resumed["game"] == "common_cause"
 
 
@@ -238,6 +238,20 @@ def test_selfplay_illegal_action_ends_the_game_with_an_empty_mask():
     assert env.state.result is None  # the engine's game is not rewritten
     with pytest.raises(RuntimeError):
         env.step(int(np.flatnonzero(mask)[0]))
+
+
+@pytest.mark.parametrize("action", [1.9, "1", True, np.float32(0.7), np.bool_(True)])
+def test_selfplay_step_refuses_what_is_no_action_id(action):
+    """A float, a string or a bool is no move (``int()`` made 1.9 a move 1): one line, and
+    the game goes on unchanged; a numpy integer is a move."""
+    env = SelfPlayEnv()
+    env.reset(seed=3)
+    before = (list(env.state.history), env.action_masks())
+    with pytest.raises(ValueError, match="an action is an int id, not"):
+        env.step(action)
+    assert env.state.history == before[0] and (env.action_masks() == before[1]).all()
+    env.step(np.int64(np.flatnonzero(before[1])[0]))
+    assert len(env.state.history) > len(before[0])
 
 
 def test_selfplay_masks_are_fresh_copies():

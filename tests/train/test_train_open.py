@@ -23,6 +23,25 @@ def test_per_seat_rewards_sum_to_each_seats_points(margin):
     check_per_seat_rewards("open_rummy", margin, num_players=3, rounds=2)
 
 
+def test_the_points_placed_before_the_first_decision_are_paid_at_reset():
+    """A baseline in the first seat lays melds in its first turn, inside ``reset`` (seed 8,
+    two players, one round): ``reset``'s info pays them, so every seat's rewards still sum
+    to its points."""
+    from commoncause.train.selfplay import SelfPlayEnv
+
+    env = SelfPlayEnv(1.0, game="open_rummy", num_players=2, rounds=1)
+    _, info = env.reset(seed=8)
+    earned = list(info["rewards"])
+    assert any(earned)
+    done = False
+    while not done:
+        legal = [int(a) for a in env.action_masks().nonzero()[0]]
+        _, _, terminated, truncated, info = env.step(legal[0])
+        done = terminated or truncated
+        earned = [a + b for a, b in zip(earned, info["rewards"], strict=True)]
+    assert earned == list(info["returns"])
+
+
 def test_open_configs_load():
     for name, seats in (("open_rummy_4p", 4), ("open_rummy_2p", 2), ("smoke_open", 4)):
         cfg = load_config(ROOT / "configs" / f"{name}.yaml")
