@@ -39,7 +39,7 @@ def paired_difference(a, b, z: float = 1.959964) -> dict:
     stays within [-1, 1], is defined for one game, and is close to the normal interval of
     the paired differences for many games. Any other per-game figure gets the normal
     interval of the paired differences, clipped to the differences the data allow
-    [min a - max b, max a - min b] (none, NaN, for fewer than two games)."""
+    [min a - max b, max a - min b] (that whole range for fewer than two games)."""
     x = [float(v) for v in a]
     y = [float(v) for v in b]
     if len(x) != len(y):
@@ -53,8 +53,8 @@ def paired_difference(a, b, z: float = 1.959964) -> dict:
         method = "newcombe"
     else:
         lowest, highest = min(x) - max(y), max(x) - min(y)
-        if n < 2:  # (no spread to measure: no interval)
-            low, high = math.nan, math.nan
+        if n < 2:
+            low, high = lowest, highest
         else:
             d = [u - v for u, v in zip(x, y, strict=True)]
             var = sum((u - mean) ** 2 for u in d) / (n - 1)
@@ -107,12 +107,11 @@ def mean_interval(values, z: float = 1.959964) -> dict:
 
 
 def normal_interval(values: list[float], z: float = 1.959964) -> dict:
-    """Mean of per-deal values with the normal 95% interval (not clipped; NaN for fewer than
-    two deals)."""
+    """Mean of per-deal values with the normal 95% interval (not clipped)."""
     n = len(values)
     mean = sum(values) / n
-    if n < 2:  # (no spread to measure: no interval)
-        return {"mean": mean, "ci95": [math.nan, math.nan], "n": n}
+    if n < 2:
+        return {"mean": mean, "ci95": [mean, mean] if n else [0.0, 0.0], "n": n}
     var = sum((v - mean) ** 2 for v in values) / (n - 1)
     half = z * math.sqrt(var / n)
     return {"mean": mean, "ci95": [mean - half, mean + half], "n": n}
@@ -121,11 +120,11 @@ def normal_interval(values: list[float], z: float = 1.959964) -> dict:
 def ratio_interval(numerators: list[float], denominators: list[float],
                     z: float = 1.959964) -> dict:  # fmt: skip
     """sum(numerators) / sum(denominators) with a 95% interval over the pairs (the delta
-    method: the pairs are the deals, each a sum over its games; NaN for fewer than two)."""
+    method: the pairs are the deals, each a sum over its games)."""
     n = len(numerators)
     ratio = sum(numerators) / sum(denominators)
-    if n < 2:  # (no spread to measure: no interval)
-        return {"mean": ratio, "ci95": [math.nan, math.nan], "n": n}
+    if n < 2:
+        return {"mean": ratio, "ci95": [ratio, ratio], "n": n}
     mean_den = sum(denominators) / n
     residuals = [a - ratio * b for a, b in zip(numerators, denominators, strict=True)]
     var = sum(r * r for r in residuals) / (n - 1)

@@ -231,9 +231,9 @@ def run_eval(args: argparse.Namespace) -> int:
 
 
 def _percent_with_interval(value: float, ci95: list[float]) -> str:
-    """``"55.0 [50.1, 59.8]"``: a rate and its 95% interval in percent (``-`` for none)."""
-    low, high = (f"{100 * x:.1f}" if x == x else "-" for x in ci95)  # (NaN != NaN)
-    return f"{100 * value:.1f} [{low}, {high}]"
+    """``"55.0 [50.1, 59.8]"``: a rate and its 95% interval in percent."""
+    low, high = ci95
+    return f"{100 * value:.1f} [{100 * low:.1f}, {100 * high:.1f}]"
 
 
 def _console():

@@ -40,7 +40,8 @@ def action_id(action: Any, state: Any) -> int:
     anything else (a bool, a float, a string), the state left as it is."""
     if isinstance(action, int) and not isinstance(action, bool):
         return action
-    if not isinstance(action, bool) and hasattr(action, "dtype") and action.dtype.kind in "iu":
+    dtype = getattr(action, "dtype", None)  # a numpy integer, or a 0-d array of one
+    if getattr(dtype, "kind", "") in ("i", "u") and getattr(action, "ndim", 0) == 0:
         return int(action)
     raise IllegalMoveError(-1, state.legal_actions(), f"an action is an int id, not {action!r}")
 

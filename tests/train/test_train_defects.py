@@ -240,7 +240,7 @@ def test_selfplay_illegal_action_ends_the_game_with_an_empty_mask():
         env.step(int(np.flatnonzero(mask)[0]))
 
 
-@pytest.mark.parametrize("action", [1.9, "1", True, np.float32(0.7), np.bool_(True)])
+@pytest.mark.parametrize("action", [1.9, "1", True, np.float32(0.7), np.bool_(True), np.array([1])])
 def test_selfplay_step_refuses_what_is_no_action_id(action):
     """A float, a string or a bool is no move (``int()`` made 1.9 a move 1): one line, and
     the game goes on unchanged; a numpy integer is a move."""
