@@ -101,8 +101,8 @@ def mean_interval(values, z: float = 1.959964) -> dict:
         return {"value": mean, "ci95": [low, high], "n": n, "method": "wilson"}
     low, high = 0.0, 1.0
     if n >= 2:
-        half = z * math.sqrt(sum((v - mean) ** 2 for v in x) / (n - 1) / n)
-        low, high = max(0.0, mean - half), min(1.0, mean + half)
+        low, high = normal_interval(x, z)["ci95"]
+        low, high = max(0.0, low), min(1.0, high)
     return {"value": mean, "ci95": [low, high], "n": n, "method": "normal, clipped to [0, 1]"}
 
 

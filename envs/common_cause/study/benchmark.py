@@ -210,7 +210,7 @@ def run_benchmark(
             "partners": sum(p.split == s for p in zoo),
             "deals": games,
         }
-    w = rate(self_play.wins.sum(), games)
+    w = _rate(self_play.wins.sum(), games)
     listening = listening_measures(self_play, games)
     result = {
         "benchmark": BENCHMARK,
@@ -219,11 +219,11 @@ def run_benchmark(
         "games": games,
         "split": split,
         "deals": "game i is dealt from deal_seed(seed, i) = seed * 1000003 + i",
-        "self_play": {"win_rate": w["value"], "ci": _ci(w), "games": games},
+        "self_play": w,
         "partners": rows,
         "adhoc": adhoc,
         "signalling": {
-            "W": w["value"],
+            "W": w["win_rate"],
             "W_blind": float(blind.wins.mean()),
             "W_blind_ci": _ci(rate(blind.wins.sum(), games)),
             "message_value": paired_difference(self_play.wins, blind.wins),
