@@ -12,7 +12,9 @@ the extensions are missing: a build without Cython or a C compiler, a failed com
 (the extensions are optional), a build with ``COMMONCAUSE_PURE_PYTHON=1``, or any run with
 ``COMMONCAUSE_PURE_PYTHON=1`` set (``commoncause/__init__.py`` then imports the sources).
 ``tests/core/test_compiled.py`` plays the same games through both and demands the same
-bytes.
+bytes. Common Cause's training view also has an engine written in C
+(``envs/common_cause/engine/``; optional in the same way, checked against the Python engine
+move by move by ``tests/games/test_engine_differential.py``).
 """
 
 import ast
@@ -110,6 +112,17 @@ def compiled_extensions() -> list[Extension]:
         )
         for path in COMPILED
     ]
+    engine = "envs/common_cause/engine/"
+    extensions.append(
+        Extension(
+            "commoncause.envs.common_cause.engine.state",
+            [engine + "state.pyx", engine + "engine.c"],
+            include_dirs=[engine],
+            depends=[engine + "engine.h"],
+            optional=True,  # without it Common Cause's Python engine runs
+            extra_compile_args=["-O2"],
+        )
+    )
     directives = {"language_level": 3, "annotation_typing": False, "binding": True}
     return cythonize(extensions, compiler_directives=directives, quiet=True)
 

@@ -38,6 +38,12 @@ learner too (Fictitious Co-Play's population; a policy partner plays its most li
 With partners, ``baseline_options`` may be empty. ``action_masks()`` is a method of the env
 itself, so ``SubprocVecEnv`` works, and returns a fresh array each call.
 
+Speed: where the game has a compiled engine (its record's ``compiled_state``: Common
+Cause's, envs/common_cause/engine/) and every baseline seat is the default baseline (or
+none is drawn), the games are played in it, with the same observations, masks, moves and
+rewards as the Python engine's (the same games from the same seed:
+tests/core/test_compiled.py).
+
 Episode options: ``episode_options`` maps rules options to lists of values, and each game
 draws one value of each afresh (from the env's own RNG, so seeded runs repeat) over the
 fixed ``options``: Dummy rummy's ``{"first_contract": [1, ..., 12]}`` trains one-hand
@@ -146,6 +152,11 @@ class SelfPlayEnv(gymnasium.Env):
                 seats = [make_agent(member, game) for _ in range(baseline_seats)]
                 self._baseline_pool.append(seats)
         self._baselines = self._baseline_pool[0]
+        # the compiled engine plays the default baseline itself, and no other
+        self._compiled = self.game.compiled_state is not None and (
+            baseline_partner_prob == 0 or (list(baseline_options) == [""] and not partners)
+        )
+        self._in_c = False  # this game is played by the compiled engine
         self.baseline_seats: dict[int, object] = {}  # seat -> its baseline agent, this game
         self._observers: list = []
         self._mask = np.zeros(n_actions, dtype=bool)
@@ -188,7 +199,9 @@ class SelfPlayEnv(gymnasium.Env):
             deck = spec.parse(options["deck"])
         else:
             deck = [int(c) for c in rng.permutation(spec.size)]
-        return self.game.new_state(self.config, deck)
+        state = self.game.compiled_state(self.config, deck) if self._compiled else None
+        self._in_c = state is not None
+        return self.game.new_state(self.config, deck) if state is None else state
 
     # ------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -200,7 +213,8 @@ class SelfPlayEnv(gymnasium.Env):
             )
             self.config = self._config(drawn)
         self.state = state = self._deal(options)
-        self._observers = [self.game.observer(seat) for seat in range(self.num_seats)]
+        if not self._in_c:
+            self._observers = [self.game.observer(seat) for seat in range(self.num_seats)]
         self._illegal = None
         self._truncated = False
         self._moves = 0
@@ -273,6 +287,8 @@ class SelfPlayEnv(gymnasium.Env):
         critic's input beside that seat's observation, in training only, never the
         policy's."""
         state = self.state
+        if self._in_c:
+            return state.encode_hidden(state.current)
         return self.game.encode_hidden(state, state.current)
 
     def action_masks(self) -> np.ndarray:
@@ -304,7 +320,10 @@ class SelfPlayEnv(gymnasium.Env):
             legal = state.legal_actions()
             agent = baselines.get(state.current) if baselines else None
             if agent is not None:
-                state.apply(agent.act(self.game.seat_view(state, state.current)))
+                if self._in_c:  # (the default baseline, played by the engine)
+                    state.apply(state.baseline_action())
+                else:
+                    state.apply(agent.act(self.game.seat_view(state, state.current)))
             elif len(legal) == 1:
                 state.apply(legal[0])
             else:
@@ -314,11 +333,17 @@ class SelfPlayEnv(gymnasium.Env):
                 self._collect(state)
         self._mask = np.zeros(self._mask.shape, dtype=bool)  # (zeros_like: ~5x slower)
         if not state.is_terminal and not self._truncated:
-            self._mask[state.legal_actions()] = True
+            if self._in_c:
+                state.write_mask(self._mask)
+            else:
+                self._mask[state.legal_actions()] = True
 
     def _observe(self, seat: int | None = None) -> np.ndarray:
         state = self.state
-        return self._observers[state.current if seat is None else seat].encode(state)
+        seat = state.current if seat is None else seat
+        if self._in_c:
+            return state.encode(seat)
+        return self._observers[seat].encode(state)
 
     def _stats(self, seat: int) -> dict:
         """The info of a finished game, from the view of ``seat`` (who made the last

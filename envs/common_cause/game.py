@@ -21,6 +21,12 @@ def _baseline(options: str = ""):
     return BaselineAgent(BaselineOptions.parse(options))
 
 
+def _compiled_state(config: GameConfig, deck: list[int]):
+    from .engine import new_state
+
+    return new_state(config, deck)
+
+
 def pickups(state: GameState) -> dict[str, int]:
     """How often each player took each player's discard: ``{"0_from_1": n, ...}``
     (the turned-up card counts as ``from_deal``)."""
@@ -61,6 +67,7 @@ GAME = Game(
     encode_state=encode_state,
     hidden_size=HIDDEN_SIZE,
     encode_hidden=encode_hidden,
+    compiled_state=_compiled_state,
     seat_view=SeatView,
     move_text=move_text,
     parse_move=parse_move,

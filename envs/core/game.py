@@ -248,6 +248,13 @@ class Game:
     stock in its draw order, ...), for a centralised critic beside that observation, in
     training only: a compact complement where ``encode_state`` would repeat the public
     planes (and does not show the draw order)."""
+    compiled_state: Callable[[Any, list[int]], Any] | None = None
+    """A compiled engine for the training view's hot path (``SelfPlayEnv``): the game
+    ``new_state`` deals from a deck, or None where it is not built or plays no such config.
+    Its state has the ``State`` protocol's moves and results, and ``encode(seat)`` (the
+    observer's observation), ``encode_hidden(seat)``, ``write_mask(mask)`` and
+    ``baseline_action()`` (the move of ``baseline("")`` for the seat to move). None: the
+    game has no compiled engine."""
     checkpoint: Callable[[Any], str | None] = lambda config: None
     """The shipped trained policy for a config (a path under the project root), if any."""
     card_moves: CardMoves | None = None
