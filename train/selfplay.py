@@ -165,8 +165,25 @@ class SelfPlayEnv(gymnasium.Env):
         self._truncated = False
         self._moves = 0
         self._earned = [0.0] * self.num_seats  # per seat, over the moves of this step
-        self.state = None
-        """The engine's game in progress (None until ``reset``)."""
+        self._state = None  # the game in progress, in whichever engine plays it
+        self._mirror = None  # a compiled game in the Python engine, once ``state`` was read
+
+    @property
+    def state(self):
+        """The game in progress, as the game's own engine has it (None until ``reset``). A
+        game the compiled engine plays is replayed into the Python engine the first time it
+        is read, and that copy then follows the env's moves (changing it changes nothing)."""
+        if self._in_c and self._state is not None:
+            if self._mirror is None:
+                self._mirror = self._state.python_state()
+            return self._mirror
+        return self._state
+
+    def _follow(self) -> None:
+        """Play the compiled game's new moves on its Python copy (if ``state`` was read)."""
+        mirror = self._mirror
+        for _, action in self._state.history[len(mirror.history) :]:
+            mirror.apply(action)
 
     @property
     def baseline_seat(self) -> int:
@@ -212,7 +229,8 @@ class SelfPlayEnv(gymnasium.Env):
                 for values in self._episode_options.values()
             )
             self.config = self._config(drawn)
-        self.state = state = self._deal(options)
+        self._state = state = self._deal(options)
+        self._mirror = None
         if not self._in_c:
             self._observers = [self.game.observer(seat) for seat in range(self.num_seats)]
         self._illegal = None
@@ -248,7 +266,7 @@ class SelfPlayEnv(gymnasium.Env):
             raise RuntimeError(
                 "this game is over (step() after the end of a game): call reset() first"
             )
-        state = self.state
+        state = self._state
         seat = state.current
         action = action_id(action, state)  # (a float or a string is no move: an error)
         if action not in state.legal_actions():
@@ -286,7 +304,7 @@ class SelfPlayEnv(gymnasium.Env):
         """What the deciding seat does not see (the game's ``encode_hidden``): a centralised
         critic's input beside that seat's observation, in training only, never the
         policy's."""
-        state = self.state
+        state = self._state
         if self._in_c:
             return state.encode_hidden(state.current)
         return self.game.encode_hidden(state, state.current)
@@ -310,7 +328,7 @@ class SelfPlayEnv(gymnasium.Env):
     def _advance(self) -> None:
         """Play forced moves and the baseline's moves until the learner decides (or the game
         ends, or reaches ``max_moves``)."""
-        state = self.state
+        state = self._state
         baselines = self.baseline_seats
         per_seat = self.per_seat
         while not state.is_terminal:
@@ -331,6 +349,8 @@ class SelfPlayEnv(gymnasium.Env):
             self._moves += 1
             if per_seat:
                 self._collect(state)
+        if self._mirror is not None:
+            self._follow()
         self._mask = np.zeros(self._mask.shape, dtype=bool)  # (zeros_like: ~5x slower)
         if not state.is_terminal and not self._truncated:
             if self._in_c:
@@ -339,7 +359,7 @@ class SelfPlayEnv(gymnasium.Env):
                 self._mask[state.legal_actions()] = True
 
     def _observe(self, seat: int | None = None) -> np.ndarray:
-        state = self.state
+        state = self._state
         seat = state.current if seat is None else seat
         if self._in_c:
             return state.encode(seat)
@@ -348,7 +368,7 @@ class SelfPlayEnv(gymnasium.Env):
     def _stats(self, seat: int) -> dict:
         """The info of a finished game, from the view of ``seat`` (who made the last
         decision)."""
-        state = self.state
+        state = self._state
         returns = state.returns() if self._illegal is None else None
         if returns is None:  # the engine's game is unfinished: the learner's side lost
             lost = range(self.num_seats) if self.game.team else (seat,)

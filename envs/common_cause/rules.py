@@ -43,6 +43,8 @@ MAX_STOCK = 33
 HAND_SIZE = 10
 
 DRAW_PHASE, PLACE_PHASE = 0, 1
+STOCK_OUT = "the stock is empty and the top discard cannot be placed"
+"""The loss reason of a game lost by the draw from an empty stock."""
 
 # Lookup tables for the hot paths, per highest run position (13: ace low, 14: ace high).
 # _START_PARTNERS[mp][a]: {b: open start action id} for the cards b that lay a start with a;
@@ -666,7 +668,7 @@ class GameState:
         if action == DRAW_STOCK:
             if not self.stock:
                 self.result = "loss"
-                self.loss_reason = "the stock is empty and the top discard cannot be placed"
+                self.loss_reason = STOCK_OUT
                 return
             self.hands[p].append(self.stock.pop())
             self.turns += 1  # (_begin_placing, inlined)

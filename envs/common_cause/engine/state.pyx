@@ -7,6 +7,7 @@ from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint64_t
 import numpy as np
 
 from ...core.game import IllegalMoveError
+from ..rules import STOCK_OUT, GameState
 
 
 cdef extern from "engine.h":
@@ -123,6 +124,9 @@ cdef class CompiledState:
 
     cdef cc_state s
     cdef readonly object config
+    cdef readonly list history
+    """(seat, action) of every move so far."""
+    cdef readonly list deck
 
     def __init__(self, config, deck) -> None:
         if not READY:
@@ -134,6 +138,8 @@ cdef class CompiledState:
         for i in range(54):
             cards[i] = deck[i]
         self.config = config
+        self.deck = list(deck)
+        self.history = []
         cc_init(&self.s, &TABLES, cards, config.stock_size, config.ace_low,
                 config.max_open_starts, config.open_hands, config.signal_rule)
 
@@ -172,6 +178,30 @@ cdef class CompiledState:
     def is_terminal(self) -> bool:
         return self.s.result != 0
 
+    @property
+    def loss_reason(self) -> str:
+        return STOCK_OUT if self.s.result == 2 else ""  # (the only loss it plays)
+
+    def outcome(self) -> str:
+        """The result in words ("" while playing), as ``GameState.outcome`` says it."""
+        return GameState.outcome(self)
+
+    def clone(self) -> CompiledState:
+        """An independent copy."""
+        cdef CompiledState new = CompiledState.__new__(CompiledState)
+        new.s = self.s
+        new.config = self.config
+        new.deck = self.deck
+        new.history = list(self.history)
+        return new
+
+    def python_state(self) -> GameState:
+        """The same game in the Python engine (its deal replayed move by move)."""
+        state = GameState(self.config, self.deck)
+        for _, action in self.history:
+            state.apply(action)
+        return state
+
     def hand(self, int seat) -> list:
         """``seat``'s hand (physical ids, in the engine's order)."""
         return [self.s.hand[seat][i] for i in range(self.s.hand_n[seat])]
@@ -191,6 +221,7 @@ cdef class CompiledState:
                     break
             else:
                 raise IllegalMoveError(action, self.legal_actions())
+        self.history.append((self.s.current, action))
         cc_apply(&self.s, &TABLES, action)
 
     def forced_action(self) -> int:

@@ -77,6 +77,8 @@ def _play_both(seed: int, options: dict) -> int:
         reference.result, reference.turns, reference.pickups
     )  # fmt: skip
     assert compiled.returns() == reference.returns()
+    assert compiled.history == reference.history
+    assert compiled.outcome() == reference.outcome()
     return moves
 
 
@@ -92,6 +94,17 @@ def test_compiled_engine_refuses_an_illegal_move_and_keeps_its_state():
     with pytest.raises(IllegalMoveError):
         state.apply(60)  # an open start in the draw phase
     assert (state.legal_actions(), state.encode(0).tobytes(), state.hand(0)) == before
+
+
+def test_a_compiled_clone_plays_on_alone():
+    state = engine.new_state(GameConfig.make(), list(range(54)))
+    state.apply(0)
+    copy = state.clone()
+    before = (copy.legal_actions(), copy.encode(0).tobytes(), copy.history)
+    state.apply(state.legal_actions()[-1])
+    assert (copy.legal_actions(), copy.encode(0).tobytes(), copy.history) == before
+    copy.apply(before[0][-1])
+    assert copy.history == state.history and copy.encode(1).tobytes() == state.encode(1).tobytes()
 
 
 def test_compiled_engine_refuses_a_malformed_deck():
