@@ -14,7 +14,7 @@ the extensions are missing: a build without Cython or a C compiler, a failed com
 ``tests/core/test_compiled.py`` plays the same games through both and demands the same
 bytes. Common Cause's training view also has an engine written in C
 (``envs/common_cause/engine/``; optional in the same way, checked against the Python engine
-move by move by ``tests/games/test_engine_differential.py``).
+move by move by ``tests/games/common_cause/test_engine_differential.py``).
 """
 
 import ast
@@ -118,7 +118,9 @@ def compiled_extensions() -> list[Extension]:
             "commoncause.envs.common_cause.engine.state",
             [engine + "state.pyx", engine + "engine.c"],
             include_dirs=[engine],
-            depends=[engine + "engine.h"],
+            # rebuilt when a Python module it follows changes (else it would not run)
+            depends=[engine + "engine.h"]
+            + [f"envs/common_cause/{m}.py" for m in ("actions", "baseline", "observer", "rules")],
             optional=True,  # without it Common Cause's Python engine runs
             extra_compile_args=["-O2"],
         )

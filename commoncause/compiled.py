@@ -8,6 +8,9 @@ the source has changed since it was compiled (a stale build never runs: it warns
 the edited source runs until ``make install`` compiles it again), and for every module when
 the environment variable ``COMMONCAUSE_PURE_PYTHON`` was set (to anything but empty) at the
 first import, so the pure-Python reference can be run, tested and timed on the same install.
+Under that variable a module that exists only compiled (Common Cause's C engine,
+``envs/common_cause/engine/state``) does not import at all, so its package runs the Python
+engine instead.
 """
 
 from __future__ import annotations
@@ -42,10 +45,12 @@ class ModuleFinder(MetaPathFinder):
         tail = fullname.rpartition(".")[2]
         for entry in path:
             source = os.path.join(entry, tail + ".py")
-            if not os.path.isfile(source):
-                continue
             built = [os.path.join(entry, tail + s) for s in EXTENSION_SUFFIXES]
             built = [b for b in built if os.path.isfile(b)]
+            if not os.path.isfile(source):
+                if self.pure and built:  # compiled only: nothing of it runs
+                    raise ModuleNotFoundError(f"{fullname} is compiled only ({PURE_PYTHON})")
+                continue
             if not self.pure:
                 if not built or os.path.getmtime(built[0]) >= os.path.getmtime(source):
                     return None

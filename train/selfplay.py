@@ -153,9 +153,7 @@ class SelfPlayEnv(gymnasium.Env):
                 self._baseline_pool.append(seats)
         self._baselines = self._baseline_pool[0]
         # the compiled engine plays the default baseline itself, and no other
-        self._compiled = self.game.compiled_state is not None and (
-            baseline_partner_prob == 0 or (list(baseline_options) == [""] and not partners)
-        )
+        self._default_baselines = list(baseline_options) == [""] and not partners
         self._in_c = False  # this game is played by the compiled engine
         self.baseline_seats: dict[int, object] = {}  # seat -> its baseline agent, this game
         self._observers: list = []
@@ -216,7 +214,10 @@ class SelfPlayEnv(gymnasium.Env):
             deck = spec.parse(options["deck"])
         else:
             deck = [int(c) for c in rng.permutation(spec.size)]
-        state = self.game.compiled_state(self.config, deck) if self._compiled else None
+        compiled = self.game.compiled_state is not None and (
+            self.baseline_partner_prob == 0 or self._default_baselines
+        )
+        state = self.game.compiled_state(self.config, deck) if compiled else None
         self._in_c = state is not None
         return self.game.new_state(self.config, deck) if state is None else state
 

@@ -159,3 +159,14 @@ def test_pure_python_runs_every_module_from_source(tmp_path):
     spec = ModuleFinder(pure=True).find_spec("commoncause.fake", [str(tmp_path)])
     assert spec.origin == str(tmp_path / "fake.py")
     assert ModuleFinder(pure=True).find_spec("numpy.fake", [str(tmp_path)]) is None
+
+
+def test_pure_python_imports_no_module_that_exists_only_compiled(tmp_path):
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    from commoncause.compiled import ModuleFinder
+
+    (tmp_path / f"fake{EXTENSION_SUFFIXES[0]}").write_bytes(b"not a real extension")
+    with pytest.raises(ModuleNotFoundError, match="compiled only"):
+        ModuleFinder(pure=True).find_spec("commoncause.fake", [str(tmp_path)])
+    assert ModuleFinder(pure=False).find_spec("commoncause.fake", [str(tmp_path)]) is None

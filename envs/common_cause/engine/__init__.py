@@ -2,26 +2,50 @@
 baseline in C (``engine.c``), for the training view's hot path.
 
 A second implementation, not the reference: ``rules.py``, ``observer.py`` and
-``baseline.py`` are, and every table the C code reads comes from them (:func:`tables`).
-``tests/games/test_engine_differential.py`` plays thousands of random games through both
-and demands the same legal moves, observations of both seats, baseline moves and results at
-every step. :func:`new_state` gives a :class:`~.state.CompiledState` where the extension was
-built (``make install``) and the config is one it plays (every level and variant but
-``early_loss``), else None, and always None with ``COMMONCAUSE_PURE_PYTHON`` set.
+``baseline.py`` are. The tables the C code reads (action ids, open starts, completions,
+lay-offs, swaps, the observation's field offsets) come from them (:func:`tables`); the
+scalars' layout and scales are written in engine.c as observer.py writes them.
+``tests/games/common_cause/test_engine_differential.py`` plays thousands of random games
+through both and demands the same legal moves, observations of both seats, baseline moves
+and results at every step. :func:`new_state` gives a
+:class:`~.state.CompiledState` where the extension was built (``make install``) and the
+config is one it plays (every level and variant but ``early_loss``), else None: always with
+``COMMONCAUSE_PURE_PYTHON`` set (the extension does not import then,
+``commoncause/compiled.py``), and where the build is older than its C sources or than the
+Python modules it follows (it warns: ``make install`` builds it again).
 """
 
 from __future__ import annotations
 
-import os
+import warnings
+from pathlib import Path
 
-from ....compiled import PURE_PYTHON
-from .. import actions, baseline, observer
+from .. import actions, baseline, observer, rules
 from ..rules import GameConfig
 
 try:
-    from .state import CompiledState, load_tables
-except ImportError:  # not built: the Python engine runs
-    CompiledState = load_tables = None
+    from . import state
+except ImportError:  # not built, or pure Python: the Python engine runs
+    state = None
+
+FOLLOWS = (actions, baseline, observer, rules)
+"""The Python modules the C engine is a second implementation of."""
+
+
+def _fresh(built: str) -> bool:
+    """Whether the extension ``built`` is at least as new as everything it was made from."""
+    here = Path(__file__).parent
+    sources = [here / name for name in ("engine.c", "engine.h", "state.pyx")]
+    sources += [here.parent / f"{module.__name__.rpartition('.')[2]}.py" for module in FOLLOWS]
+    newest = max(p.stat().st_mtime for p in sources if p.is_file())
+    if Path(built).stat().st_mtime >= newest:
+        return True
+    warnings.warn(
+        f"{built} is older than its sources: the Python engine runs until `make install` "
+        "builds it again",
+        stacklevel=2,
+    )
+    return False
 
 
 def tables() -> dict:
@@ -56,15 +80,15 @@ def tables() -> dict:
     }
 
 
-ENABLED = CompiledState is not None and not os.environ.get(PURE_PYTHON)
+ENABLED = state is not None and _fresh(state.__file__)
 """Whether :func:`new_state` plays games in C."""
 if ENABLED:
-    load_tables(tables())
+    state.load_tables(tables())
 
 
-def new_state(config: GameConfig, deck: list[int]) -> CompiledState | None:
+def new_state(config: GameConfig, deck: list[int]) -> state.CompiledState | None:
     """The deal ``deck`` in the compiled engine, or None (not built, pure Python, or
     ``early_loss``, which it does not play)."""
     if not ENABLED or config.early_loss:
         return None
-    return CompiledState(config, deck)
+    return state.CompiledState(config, deck)

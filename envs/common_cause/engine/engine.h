@@ -3,10 +3,10 @@
  *
  * A second implementation of those three Python modules, which stay the reference: every
  * table (action ids, open starts, completions, lay-offs, swaps, observation offsets) comes
- * from the Python modules through cc_tables (compiled.py fills it), and
- * tests/games/test_engine_differential.py plays thousands of games through both and demands
+ * from the Python modules through cc_tables (__init__.py fills it), and
+ * tests/games/common_cause/test_engine_differential.py plays thousands of games through both and demands
  * the same legal moves, observations, baseline moves and results at every step. Supported:
- * every level and variant but early_loss (compiled.py keeps such games in Python). */
+ * every level and variant but early_loss (__init__.py keeps such games in Python). */
 #ifndef CC_ENGINE_H
 #define CC_ENGINE_H
 

@@ -4,6 +4,8 @@
 
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint64_t
 
+import operator
+
 import numpy as np
 
 from ...core.game import IllegalMoveError
@@ -119,6 +121,12 @@ def load_tables(dict tables) -> None:
 _RESULTS = (None, "win", "loss")
 
 
+cdef int _seat(seat) except -1:
+    if seat not in (0, 1):
+        raise ValueError(f"a seat is 0 or 1, got {seat!r}")
+    return seat
+
+
 cdef class CompiledState:
     """A game in progress, played by engine.c (the rules of rules.py's ``GameState``)."""
 
@@ -202,8 +210,9 @@ cdef class CompiledState:
             state.apply(action)
         return state
 
-    def hand(self, int seat) -> list:
+    def hand(self, seat) -> list:
         """``seat``'s hand (physical ids, in the engine's order)."""
+        seat = _seat(seat)
         return [self.s.hand[seat][i] for i in range(self.s.hand_n[seat])]
 
     def legal_actions(self) -> list:
@@ -211,9 +220,13 @@ cdef class CompiledState:
         cdef int n = cc_legal(&self.s, &TABLES)
         return [self.s.legal[i] for i in range(n)]
 
-    def apply(self, int action) -> None:
-        """Play ``action``; raises IllegalMoveError if it is not legal."""
-        cdef int i, n
+    def apply(self, move) -> None:
+        """Play ``move``; raises IllegalMoveError if it is not legal."""
+        cdef int i, n, action
+        try:
+            action = operator.index(move)
+        except (TypeError, OverflowError):
+            raise IllegalMoveError(-1, self.legal_actions(), f"{move!r} is no legal move id")
         if not (action == 0 and self.s.phase == 0 and self.s.stock_n and self.s.result == 0):
             n = cc_legal(&self.s, &TABLES)
             for i in range(n):
@@ -236,19 +249,22 @@ cdef class CompiledState:
 
     rewards = returns
 
-    def seat_stats(self, int seat) -> dict:
+    def seat_stats(self, seat) -> dict:
+        _seat(seat)
         return {"won": float(self.s.result == 1), "turns": self.s.turns,
                 "pickups": self.s.pickups}
 
-    def encode(self, int seat):
+    def encode(self, seat):
         """``seat``'s observation (observer.py's ``Observer.encode``), a new array."""
+        seat = _seat(seat)
         out = np.empty(TABLES.obs_size, dtype=np.float32)
         cdef float[::1] view = out
         cc_encode(&self.s, &TABLES, seat, &view[0])
         return out
 
-    def encode_hidden(self, int seat):
+    def encode_hidden(self, seat):
         """What ``seat`` does not see (observer.py's ``encode_hidden``), a new array."""
+        seat = _seat(seat)
         out = np.empty(3 * 54, dtype=np.float32)
         cdef float[::1] view = out
         cc_encode_hidden(&self.s, seat, &view[0])
@@ -256,6 +272,8 @@ cdef class CompiledState:
 
     def write_mask(self, mask) -> None:
         """Set ``mask`` (a bool array of every action id) to the legal moves."""
+        if mask.dtype != np.bool_ or mask.shape != (4445,):
+            raise ValueError("a mask is a bool array of 4,445 entries, one per action id")
         cdef uint8_t[::1] view = mask.view(np.uint8)
         cdef int i, n = cc_legal(&self.s, &TABLES)
         view[:] = 0

@@ -115,3 +115,38 @@ def test_compiled_engine_refuses_a_malformed_deck():
 def test_early_loss_games_stay_in_python():
     assert engine.new_state(GameConfig.make(early_loss=True), list(range(54))) is None
     assert get_game("common_cause").compiled_state(GameConfig.make(), list(range(54)))
+
+
+def test_compiled_engine_refuses_bad_arguments_in_one_line():
+    state = engine.new_state(GameConfig.make(), list(range(54)))
+    for seat in (2, -1):
+        for method in (state.hand, state.encode, state.encode_hidden, state.seat_stats):
+            with pytest.raises(ValueError, match="a seat is 0 or 1"):
+                method(seat)
+    for move in (0.7, "0", 10**20):
+        with pytest.raises(IllegalMoveError):
+            state.apply(move)
+    with pytest.raises(ValueError, match="4,445 entries"):
+        state.write_mask(np.zeros(10, dtype=bool))
+    assert state.history == []
+
+
+def test_a_build_older_than_a_source_it_follows_does_not_run(tmp_path):
+    built = tmp_path / "state.so"
+    built.write_bytes(b"")
+    os.utime(built, (1_000_000_000, 1_000_000_000))
+    with pytest.warns(UserWarning, match="older than its sources"):
+        assert not engine._fresh(str(built))
+    os.utime(built, (4_000_000_000, 4_000_000_000))
+    assert engine._fresh(str(built))
+
+
+def test_selfplay_decides_per_game_which_engine_plays():
+    from commoncause.train.selfplay import SelfPlayEnv
+
+    env = SelfPlayEnv(0.0, baseline_options=["jokers=eager"])
+    env.reset(seed=0)
+    assert env._in_c  # no baseline seat is drawn
+    env.baseline_partner_prob = 1.0  # now an eager baseline sits in every game
+    env.reset(seed=0)
+    assert not env._in_c and env.baseline_seats
