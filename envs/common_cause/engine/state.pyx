@@ -141,6 +141,8 @@ cdef class CompiledState:
             raise RuntimeError("the engine's tables are not loaded (engine.load_tables)")
         cdef int8_t cards[54]
         cdef int i
+        if config.early_loss:
+            raise ValueError("the compiled engine does not play early_loss (the Python one does)")
         if sorted(deck) != list(range(54)):
             raise ValueError("a deck must hold each of the 54 physical cards exactly once")
         for i in range(54):

@@ -114,6 +114,8 @@ def test_compiled_engine_refuses_a_malformed_deck():
 
 def test_early_loss_games_stay_in_python():
     assert engine.new_state(GameConfig.make(early_loss=True), list(range(54))) is None
+    with pytest.raises(ValueError, match="does not play early_loss"):
+        engine.state.CompiledState(GameConfig.make(early_loss=True), list(range(54)))
     assert get_game("common_cause").compiled_state(GameConfig.make(), list(range(54)))
 
 
