@@ -41,6 +41,14 @@ static uint64_t held_types(const int8_t *hand, int n) {
     return held;
 }
 
+/* The standard cards of a hand, as bits 0-51. */
+static uint64_t standard_cards(const int8_t *hand, int n) {
+    uint64_t out = 0;
+    for (int i = 0; i < n; i++)
+        if (hand[i] < CC_N_STANDARD) out |= BIT(hand[i]);
+    return out;
+}
+
 static int needs_high_ace(const cc_tables *t, int sid) {
     return t->start_kind[sid] != CC_PAIR && t->start_hi[sid] == CC_HIGH_ACE;
 }
@@ -253,12 +261,8 @@ static int placeable(const cc_state *s, const cc_tables *t, int x, const int8_t 
         }
     }
     if (!nc) return 0;
-    uint64_t held = 0;
-    int jokers = 0;
-    for (int i = 0; i < hand_n; i++) {
-        if (hand[i] < CC_N_STANDARD) held |= BIT(hand[i]);
-        else jokers++;
-    }
+    uint64_t held = standard_cards(hand, hand_n);
+    int jokers = hand_n - popcount(held);
     int spots[2] = {rank + 1, CC_HIGH_ACE};
     int n_spots = rank == 0 && maxpos == CC_HIGH_ACE ? 2 : 1;
     for (int i = 0; i < nc; i++)
@@ -362,14 +366,19 @@ static int keeping_pending_placeable(const cc_state *s, const cc_tables *t, int1
     return kept;
 }
 
+/* The real cards that complete start sid (baseline.py's _COMPLETERS). */
+static uint64_t completers(const cc_tables *t, int sid, int maxpos) {
+    uint64_t out = 0;
+    for (int k = 0; k < t->completion_n[sid]; k++)
+        if (t->completion_card[sid][k] != CC_JOKER && t->completion_pos[sid][k] <= maxpos)
+            out |= BIT(t->completion_card[sid][k]);
+    return out;
+}
+
+/* GameState._own_completers: the real cards that complete one of player p's open starts. */
 static uint64_t own_completers(const cc_state *s, const cc_tables *t, int p) {
     uint64_t out = 0;
-    for (int i = 0; i < s->starts_n[p]; i++) {
-        int sid = s->starts[p][i];
-        for (int k = 0; k < t->completion_n[sid]; k++)
-            if (t->completion_card[sid][k] != CC_JOKER && t->completion_pos[sid][k] <= s->maxpos)
-                out |= BIT(t->completion_card[sid][k]);
-    }
+    for (int i = 0; i < s->starts_n[p]; i++) out |= completers(t, s->starts[p][i], s->maxpos);
     return out;
 }
 
@@ -679,14 +688,6 @@ static uint64_t unseen_cards(const cc_state *s, int p, int *jokers_unseen) {
     return ((1ULL << CC_N_STANDARD) - 1) & ~seen;
 }
 
-static uint64_t completers(const cc_tables *t, int sid, int maxpos) { /* _COMPLETERS */
-    uint64_t out = 0;
-    for (int k = 0; k < t->completion_n[sid]; k++)
-        if (t->completion_card[sid][k] != CC_JOKER && t->completion_pos[sid][k] <= maxpos)
-            out |= BIT(t->completion_card[sid][k]);
-    return out;
-}
-
 static int fits_without_own_start(const cc_state *s, const cc_tables *t, int p, int card) {
     if (card >= CC_N_STANDARD) return 1;
     int q = 1 - p;
@@ -709,10 +710,8 @@ static int take_discard(const cc_state *s, const cc_tables *t, int p) {
     int top = s->pile[s->pile_n - 1];
     if (fits_without_own_start(s, t, p, top)) return 1;
     if (top >= CC_N_STANDARD) return 0;
-    uint64_t hand = 0;
-    for (int i = 0; i < s->hand_n[p]; i++)
-        if (s->hand[p][i] < CC_N_STANDARD) hand |= BIT(s->hand[p][i]);
-    return s->starts_n[p] < s->max_open_starts && (linked(t, top) & hand);
+    return s->starts_n[p] < s->max_open_starts &&
+           (linked(t, top) & standard_cards(s->hand[p], s->hand_n[p]));
 }
 
 static int baseline_placement(const cc_state *s, const cc_tables *t, int p) {
@@ -742,7 +741,7 @@ static int baseline_placement(const cc_state *s, const cc_tables *t, int p) {
             return groups[g][0];
         }
     int jokers_unseen = 0;
-    uint64_t unseen = unseen_cards(s, p, &jokers_unseen);
+    uint64_t unseen = 0;
     if (ns) {
         if (pending >= 0) {
             int nw = 0;
@@ -753,9 +752,8 @@ static int baseline_placement(const cc_state *s, const cc_tables *t, int p) {
             if (nw) ns = nw;
         }
         if (ns == 1) return starts[0];
-        uint64_t hand = 0;
-        for (int i = 0; i < s->hand_n[p]; i++)
-            if (s->hand[p][i] < CC_N_STANDARD) hand |= BIT(s->hand[p][i]);
+        uint64_t hand = standard_cards(s->hand[p], s->hand_n[p]);
+        unseen = unseen_cards(s, p, &jokers_unseen);
         int best = -1;
         double best_score = 0.0;
         for (int i = 0; i < ns; i++) { /* BaselineAgent._start_score */
@@ -773,6 +771,7 @@ static int baseline_placement(const cc_state *s, const cc_tables *t, int p) {
     int real_in_hand = 0;
     for (int i = 0; i < s->hand_n[p]; i++) real_in_hand |= s->hand[p][i] < CC_N_STANDARD;
     if (njc) { /* jokers "hold" */
+        unseen = unseen_cards(s, p, &jokers_unseen);
         int free = s->stock_n <= 2 || !real_in_hand, best = -1, fewest = 0;
         for (int i = 0; i < njc; i++) {
             int unseen_n = popcount(completers(t, t->origin[joker_completes[i]], maxpos) & unseen);
@@ -793,15 +792,12 @@ static int baseline_discard(const cc_state *s, const cc_tables *t, int p) {
     const int16_t *legal = s->legal;
     int n = 0;
     while (n < s->legal_n && legal[n] < t->start_base) n++;
-    uint64_t message = 0;
-    for (int i = 0; i < s->starts_n[p]; i++) message |= completers(t, s->starts[p][i], s->maxpos);
+    uint64_t message = own_completers(s, t, p);
     if (message)
         for (int i = 0; i < n; i++)
             if (legal[i] - t->discard_base < CC_N_STANDARD && (message & BIT(legal[i] - t->discard_base)))
                 return legal[i];
-    uint64_t held = 0;
-    for (int i = 0; i < s->hand_n[p]; i++)
-        if (s->hand[p][i] < CC_N_STANDARD) held |= BIT(s->hand[p][i]);
+    uint64_t held = standard_cards(s->hand[p], s->hand_n[p]);
     if (!held) return legal[0];
     int fewest = 99, tied[CC_N_PHYSICAL], nt = 0;
     for (int i = 0; i < s->hand_n[p]; i++) {
