@@ -25,7 +25,7 @@ $(EXT_STAMP): $(STAMP) setup.py $(wildcard envs/*.py envs/*/*.py train/selfplay.
 	$(PY) setup.py -q build_ext --inplace || echo "note: not compiled; the pure-Python sources run"
 	touch $(EXT_STAMP)
 
-# The main job: self-play PPO from scratch on Normal (11-29 minutes on the 2-core machines measured);
+# The main job: self-play PPO from scratch on Normal (10-29 minutes on the 2-core machines measured);
 # ends by comparing the trained team with the baseline team on 2,000 paired deals.
 train: $(EXT_STAMP)
 	$(VENV)/bin/commoncause train --config configs/normal.yaml
