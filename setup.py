@@ -27,6 +27,17 @@ FOLDERS = ("envs", "agents", "train")
 SHIPPED = ["*.pt", "*.json", "*.png", "*.md"]  # weights, model card, curve, README card
 
 
+def assigned(path: Path, name: str):
+    """The literal assigned to ``name`` at the top of the module ``path``, read without
+    importing it (a build has no numpy)."""
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(ast.unparse(target) == name for target in targets):
+                return ast.literal_eval(node.value)
+    raise LookupError(f"{path} assigns no {name}")
+
+
 def shipped_policies(root: Path = Path(__file__).parent) -> list[str]:
     """Every registered game's ``policies``, read from the literals of ``envs/registry.py``'s
     ``GAMES`` and each ``envs/<game>/game.py``'s ``Game(...)`` without importing them (a
@@ -40,12 +51,7 @@ def shipped_policies(root: Path = Path(__file__).parent) -> list[str]:
                         return ast.literal_eval(item.value)
         return ()
 
-    registry = ast.parse((root / "envs" / "registry.py").read_text())
-    games = next(
-        ast.literal_eval(node.value)
-        for node in registry.body
-        if isinstance(node, ast.AnnAssign) and ast.unparse(node.target) == "GAMES"
-    )
+    games = assigned(root / "envs" / "registry.py", "GAMES")
     return [p for game in games for p in literal(root / "envs" / game / "game.py", "policies")]
 
 
@@ -112,15 +118,17 @@ def compiled_extensions() -> list[Extension]:
         )
         for path in COMPILED
     ]
-    engine = "envs/common_cause/engine/"
+    engine = Path("envs/common_cause/engine")
+    sources = [str(engine / name) for name in assigned(engine / "__init__.py", "SOURCES")]
+    followed = assigned(engine / "__init__.py", "FOLLOWS")
     extensions.append(
         Extension(
             "commoncause.envs.common_cause.engine.state",
-            [engine + "state.pyx", engine + "engine.c"],
-            include_dirs=[engine],
+            [p for p in sources if not p.endswith(".h")],
+            include_dirs=[str(engine)],
             # rebuilt when a Python module it follows changes (else it would not run)
-            depends=[engine + "engine.h"]
-            + [f"envs/common_cause/{m}.py" for m in ("actions", "baseline", "observer", "rules")],
+            depends=[p for p in sources if p.endswith(".h")]
+            + [f"envs/common_cause/{module}.py" for module in followed],
             optional=True,  # without it Common Cause's Python engine runs
             extra_compile_args=["-O2"],
         )

@@ -20,7 +20,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from .. import actions, baseline, observer, rules
+from .. import actions, baseline, observer
 from ..rules import GameConfig
 
 try:
@@ -28,15 +28,18 @@ try:
 except ImportError:  # not built, or pure Python: the Python engine runs
     state = None
 
-FOLLOWS = (actions, baseline, observer, rules)
-"""The Python modules the C engine is a second implementation of."""
+SOURCES = ("state.pyx", "engine.c", "engine.h")
+"""The extension's own files, in this folder (setup.py reads this literal to build it)."""
+FOLLOWS = ("actions", "baseline", "observer", "rules")
+"""The modules of ``envs/common_cause/`` the C engine is a second implementation of (the
+extension is rebuilt, and a stale one set aside, when one of them changes)."""
 
 
 def _fresh(built: str) -> bool:
     """Whether the extension ``built`` is at least as new as everything it was made from."""
     here = Path(__file__).parent
-    sources = [here / name for name in ("engine.c", "engine.h", "state.pyx")]
-    sources += [here.parent / f"{module.__name__.rpartition('.')[2]}.py" for module in FOLLOWS]
+    sources = [here / name for name in SOURCES]
+    sources += [here.parent / f"{module}.py" for module in FOLLOWS]
     newest = max(p.stat().st_mtime for p in sources if p.is_file())
     if Path(built).stat().st_mtime >= newest:
         return True

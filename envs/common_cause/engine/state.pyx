@@ -13,28 +13,33 @@ from ..rules import STOCK_OUT, GameState
 
 
 cdef extern from "engine.h":
+    enum:
+        CC_N_STARTS
+        CC_MAX_ACTIONS
+        CC_MAX_LEGAL
+
     ctypedef struct cc_tables:
-        int16_t kind[4445]
-        int16_t card[4445]
-        int16_t origin[4445]
-        int16_t stands_for[4445]
-        int16_t position[4445]
-        int16_t start_a[178]
-        int16_t start_b[178]
-        int16_t start_kind[178]
-        int16_t start_suit[178]
-        int16_t start_rank[178]
-        int16_t start_lo[178]
-        int16_t start_hi[178]
-        int16_t completion_n[178]
-        int16_t completion_aid[178][6]
-        int16_t completion_card[178][6]
-        int16_t completion_pos[178][6]
+        int16_t kind[CC_MAX_ACTIONS]
+        int16_t card[CC_MAX_ACTIONS]
+        int16_t origin[CC_MAX_ACTIONS]
+        int16_t stands_for[CC_MAX_ACTIONS]
+        int16_t position[CC_MAX_ACTIONS]
+        int16_t start_a[CC_N_STARTS]
+        int16_t start_b[CC_N_STARTS]
+        int16_t start_kind[CC_N_STARTS]
+        int16_t start_suit[CC_N_STARTS]
+        int16_t start_rank[CC_N_STARTS]
+        int16_t start_lo[CC_N_STARTS]
+        int16_t start_hi[CC_N_STARTS]
+        int16_t completion_n[CC_N_STARTS]
+        int16_t completion_aid[CC_N_STARTS][6]
+        int16_t completion_card[CC_N_STARTS][6]
+        int16_t completion_pos[CC_N_STARTS][6]
         int16_t start_lookup[2704]
-        int16_t layoff_real[178][52]
-        int16_t layoff_joker[178][53]
-        int16_t swap[178][52]
-        double kind_bonus[178]
+        int16_t layoff_real[CC_N_STARTS][52]
+        int16_t layoff_joker[CC_N_STARTS][53]
+        int16_t swap[CC_N_STARTS][52]
+        double kind_bonus[CC_N_STARTS]
         int16_t discard_base, start_base, complete_base
         int32_t off_hand, off_partner_hand, off_my_starts, off_partner_starts
         int32_t off_completes_mine, off_completes_partner, off_meld_cards, off_stand_ins
@@ -51,7 +56,7 @@ cdef extern from "engine.h":
         int8_t stock_n
         int8_t current, phase, pending, result
         int16_t turns, pickups
-        int16_t legal[1024]
+        int16_t legal[CC_MAX_LEGAL]
         int16_t legal_n
 
     void cc_init(cc_state *s, const cc_tables *t, const int8_t *deck, int stock_size,
@@ -71,15 +76,17 @@ def load_tables(dict tables) -> None:
     """Fill the engine's tables (``__init__.tables()``: actions.py's and observer.py's)."""
     global READY
     cdef int i, j, k
-    if len(tables["kind"]) != 4445 or len(tables["start_cards"]) != 178:
-        raise ValueError("engine.c is built for 4,445 action ids and 178 open starts")
-    for i in range(4445):
+    if len(tables["kind"]) != CC_MAX_ACTIONS or len(tables["start_cards"]) != CC_N_STARTS:
+        raise ValueError(
+            f"engine.c is built for {CC_MAX_ACTIONS:,} action ids and {CC_N_STARTS} open starts"
+        )
+    for i in range(CC_MAX_ACTIONS):
         TABLES.kind[i] = tables["kind"][i]
         TABLES.card[i] = tables["card"][i]
         TABLES.origin[i] = tables["origin"][i]
         TABLES.stands_for[i] = tables["stands_for"][i]
         TABLES.position[i] = tables["position"][i]
-    for i in range(178):
+    for i in range(CC_N_STARTS):
         TABLES.start_a[i], TABLES.start_b[i] = tables["start_cards"][i]
         TABLES.start_kind[i] = tables["start_kind"][i]
         TABLES.start_suit[i] = tables["start_suit"][i]
@@ -274,8 +281,10 @@ cdef class CompiledState:
 
     def write_mask(self, mask) -> None:
         """Set ``mask`` (a bool array of every action id) to the legal moves."""
-        if mask.dtype != np.bool_ or mask.shape != (4445,):
-            raise ValueError("a mask is a bool array of 4,445 entries, one per action id")
+        if mask.dtype != np.bool_ or mask.shape != (CC_MAX_ACTIONS,):
+            raise ValueError(
+                f"a mask is a bool array of {CC_MAX_ACTIONS:,} entries, one per action id"
+            )
         cdef uint8_t[::1] view = mask.view(np.uint8)
         cdef int i, n = cc_legal(&self.s, &TABLES)
         view[:] = 0
