@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 # The engines' hot modules (setup.py's COMPILED) are compiled by Cython at the install, and
 # again here once a source has changed (until then commoncause/compiled.py runs the changed
 # sources). Without a C compiler the pure-Python sources run.
-$(EXT_STAMP): $(STAMP) setup.py $(wildcard envs/*.py envs/*/*.py train/selfplay.py agents/arena.py envs/common_cause/engine/*.[ch] envs/common_cause/engine/*.pyx)
+$(EXT_STAMP): $(STAMP) setup.py $(wildcard envs/*.py envs/*/*.py train/selfplay.py agents/arena.py envs/common_cause/engine/*.[ch] envs/common_cause/engine/*.pyx train/*.pyx)
 	$(PY) setup.py -q build_ext --inplace || echo "note: not compiled; the pure-Python sources run"
 	touch $(EXT_STAMP)
 

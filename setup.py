@@ -14,7 +14,9 @@ the extensions are missing: a build without Cython or a C compiler, a failed com
 ``tests/core/test_compiled.py`` plays the same games through both and demands the same
 bytes. Common Cause's training view also has an engine written in C
 (``envs/common_cause/engine/``; optional in the same way, checked against the Python engine
-move by move by ``tests/games/common_cause/test_engine_differential.py``).
+move by move by ``tests/games/common_cause/test_engine_differential.py``), and the torch
+trainer a first layer computed on the observation's non-zeros (``train/sparse_kernels.pyx``;
+optional too, checked against the dense layer by ``tests/train/test_sparse_input.py``).
 """
 
 import ast
@@ -131,6 +133,14 @@ def compiled_extensions() -> list[Extension]:
             + [f"envs/common_cause/{module}.py" for module in followed],
             optional=True,  # without it Common Cause's Python engine runs
             extra_compile_args=["-O2"],
+        )
+    )
+    extensions.append(
+        Extension(
+            "commoncause.train.sparse_kernels",  # the torch trainer's first layer
+            ["train/sparse_kernels.pyx"],
+            optional=True,  # without it the dense layer runs (train/sparse_input.py)
+            extra_compile_args=["-O3"],  # (its loops vectorised)
         )
     )
     directives = {"language_level": 3, "annotation_typing": False, "binding": True}

@@ -13,7 +13,8 @@ next decision, whichever seat makes it. A competitive game keeps one trajectory 
 observation and what the seat does not see (``SelfPlayEnv.hidden_cards``), as MAPPO's.
 
 Speed: moves are drawn by Gumbel-max, and the action head is computed only on the moves legal
-somewhere in the batch (``legal_logits_and_values``: the same loss and gradients).
+somewhere in the batch (``legal_logits_and_values``: the same loss and gradients), and the
+first layer reads only the observation's non-zeros (``train/sparse_input.py``).
 ``train/ppo_parallel.py`` runs this loop on both cores behind the same face (the default,
 ``rollout_workers: 2``): forked workers, shared memory, shared gradients.
 """
@@ -37,6 +38,7 @@ from commoncause.agents.trained import build_policy
 
 from .config import TrainConfig
 from .ppo_seats import SeatTrajectories
+from .sparse_input import use_sparse_input
 
 
 def compute_gae(rewards: torch.Tensor, values: torch.Tensor, dones: torch.Tensor,
@@ -95,6 +97,7 @@ class PPO(SeatTrajectories):
             cfg.features_dim, cfg.net_arch, cfg.activation, obs_size, n_actions,
             cfg.game_record().card_moves if cfg.card_head else None,
         )  # fmt: skip
+        use_sparse_input(self.policy)  # (speed: the first layer on the non-zeros, if built)
         self.hidden_size = int(envs[0].hidden_size) if cfg.critic == "state" else 0
         self.critic = None  # (critic: state; it replaces the policy's value layers)
         if self.hidden_size:

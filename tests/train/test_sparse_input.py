@@ -1,0 +1,135 @@
+"""The torch trainer's sparse first layer (``train/sparse_input.py``) against the dense layer
+it replaces: the same outputs and gradients on real observations, the same state dict, and
+the dense layer wherever the kernels are not built."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from commoncause.agents.networks import SeatPolicy, legal_logits_and_values
+from commoncause.agents.trained import build_policy, weights_digest
+from commoncause.compiled import PURE_PYTHON
+from commoncause.envs.registry import game_names
+from commoncause.train import sparse_input
+from commoncause.train.selfplay import SelfPlayEnv
+
+
+@pytest.fixture
+def built() -> None:
+    """Skip where the kernels are not built (a failure where CI expects them built)."""
+    if sparse_input.sparse_kernels is None:
+        if os.environ.get("COMMONCAUSE_EXPECT_COMPILED") and not os.environ.get(PURE_PYTHON):
+            pytest.fail("COMMONCAUSE_EXPECT_COMPILED is set but train/sparse_kernels is not built")
+        pytest.skip("train/sparse_kernels is not built here (the dense layer runs)")
+
+
+def observations(game: str, count: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """``count`` observations and masks of random legal play of ``game``."""
+    env = SelfPlayEnv(0.0, game)
+    obs, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    rows, masks = [], []
+    while len(rows) < count:
+        mask = env.action_masks()
+        rows.append(obs.copy())
+        masks.append(mask.copy())
+        obs, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+        if terminated or truncated:
+            obs, _ = env.reset()
+    return torch.from_numpy(np.stack(rows)), torch.from_numpy(np.stack(masks))
+
+
+def policies(obs_size: int, n_actions: int) -> tuple[SeatPolicy, SeatPolicy]:
+    """A policy and a copy of it with the sparse first layer."""
+    torch.manual_seed(0)
+    dense = build_policy(256, [128], "tanh", obs_size, n_actions, None)
+    sparse = build_policy(256, [128], "tanh", obs_size, n_actions, None)
+    sparse.load_state_dict(dense.state_dict())
+    assert sparse_input.use_sparse_input(sparse)
+    return dense, sparse
+
+
+@pytest.mark.usefixtures("built")
+@pytest.mark.parametrize("game", game_names())
+def test_outputs_and_gradients_are_the_dense_layers(game):
+    obs, mask = observations(game, 300)
+    obs[7] = 0.0  # a row with no non-zero at all
+    dense, sparse = policies(obs.shape[1], mask.shape[1])
+    assert isinstance(sparse.features_extractor.net[0], sparse_input.SparseInputLinear)
+    assert sparse.features_extractor.net[0].weight.t().is_contiguous()
+    for batch in (obs[:1], obs[:32], obs):
+        with torch.no_grad():
+            expected, got = dense.extract_features(batch), sparse.extract_features(batch)
+        assert torch.allclose(got, expected, atol=1e-5), float((got - expected).abs().max())
+    weights = torch.randn(obs.shape[0], 256, generator=torch.Generator().manual_seed(1))
+    for policy in (dense, sparse):
+        policy.zero_grad()
+        (policy.extract_features(obs) * weights).sum().backward()
+    first, dense_first = sparse.features_extractor.net[0], dense.features_extractor.net[0]
+    for name in ("weight", "bias"):
+        got, expected = getattr(first, name).grad, getattr(dense_first, name).grad
+        assert got.abs().sum() > 0
+        assert torch.allclose(got, expected, atol=1e-4, rtol=1e-4), name
+    columns, logits, values = legal_logits_and_values(sparse, obs, mask)
+    dense_columns, dense_logits, dense_values = legal_logits_and_values(dense, obs, mask)
+    assert torch.equal(columns, dense_columns)
+    assert torch.allclose(logits, dense_logits, atol=1e-4)
+    assert torch.allclose(values, dense_values, atol=1e-5)
+
+
+@pytest.mark.usefixtures("built")
+def test_an_empty_batch_and_other_inputs_take_the_dense_path():
+    obs, mask = observations("common_cause", 8)
+    dense, sparse = policies(obs.shape[1], mask.shape[1])
+    layer = sparse.features_extractor.net[0]
+    with torch.no_grad():
+        assert layer(obs[:0]).shape == (0, 256)
+        for other in (obs.double(), obs.t().contiguous().t(), obs.requires_grad_()):
+            expected = torch.nn.functional.linear(other.float(), layer.weight, layer.bias)
+            assert torch.allclose(layer(other.float() if other.dtype != torch.float32 else other),
+                                  expected, atol=1e-5)  # fmt: skip
+
+
+@pytest.mark.usefixtures("built")
+def test_state_dict_and_checkpoints_are_the_dense_policys(tmp_path):
+    obs, mask = observations("common_cause", 64)
+    dense, sparse = policies(obs.shape[1], mask.shape[1])
+    saved, reference = sparse.state_dict(), dense.state_dict()
+    assert list(saved) == list(reference)
+    for name in reference:
+        assert saved[name].shape == reference[name].shape and torch.equal(saved[name],
+                                                                          reference[name])
+    assert weights_digest({"policy": saved}) == weights_digest({"policy": reference})
+    torch.save({"policy": saved}, tmp_path / "weights.pt")
+    loaded = build_policy(256, [128], "tanh", obs.shape[1], mask.shape[1], None)
+    loaded.load_state_dict(torch.load(tmp_path / "weights.pt", weights_only=True)["policy"])
+    assert type(loaded.features_extractor.net[0]) is torch.nn.Linear
+    with torch.no_grad():
+        assert torch.allclose(loaded.extract_features(obs), sparse.extract_features(obs),
+                              atol=1e-5)  # fmt: skip
+
+
+@pytest.mark.usefixtures("built")
+def test_adam_steps_the_transposed_weight_as_the_dense_one():
+    obs, mask = observations("common_cause", 256)
+    dense, sparse = policies(obs.shape[1], mask.shape[1])
+    for policy in (dense, sparse):
+        optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3, eps=1e-5, fused=True)
+        for _ in range(3):
+            optimizer.zero_grad()
+            policy.extract_features(obs).square().mean().backward()
+            optimizer.step()
+    for (name, a), b in zip(dense.named_parameters(), sparse.parameters(), strict=True):
+        assert torch.allclose(a, b, atol=1e-5), name
+    assert sparse.features_extractor.net[0].weight.t().is_contiguous()  # (kept in place)
+
+
+def test_without_the_kernels_the_dense_layer_stays(monkeypatch):
+    monkeypatch.setattr(sparse_input, "sparse_kernels", None)
+    policy = build_policy(256, [128], "tanh", 40, 10, None)
+    assert not sparse_input.use_sparse_input(policy)
+    assert type(policy.features_extractor.net[0]) is torch.nn.Linear
