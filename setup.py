@@ -16,7 +16,7 @@ bytes. Common Cause's training view also has an engine written in C
 (``envs/common_cause/engine/``; optional in the same way, checked against the Python engine
 move by move by ``tests/games/common_cause/test_engine_differential.py``), and the torch
 trainer a first layer computed on the observation's non-zeros (``train/sparse_kernels.pyx``;
-optional too, checked against the dense layer by ``tests/train/test_sparse_input.py``).
+optional too, checked against the dense layer by ``tests/train/test_fast_layers.py``).
 """
 
 import ast
@@ -139,7 +139,7 @@ def compiled_extensions() -> list[Extension]:
         Extension(
             "commoncause.train.sparse_kernels",  # the torch trainer's first layer
             ["train/sparse_kernels.pyx"],
-            optional=True,  # without it the dense layer runs (train/sparse_input.py)
+            optional=True,  # without it the dense layer runs (train/fast_layers.py)
             extra_compile_args=["-O3"],  # (its loops vectorised)
         )
     )

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""The C loops of ``sparse_input.py``: a dense layer whose input rows are mostly zeros,
+"""The C loops of ``fast_layers.py``: a dense layer whose input rows are mostly zeros,
 computed on their non-zero entries only (a Common Cause observation has ~75 of 1,202).
 
 The weight is read in its transposed layout, ``(inputs, outputs)`` row-major, so that each

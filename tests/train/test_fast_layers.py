@@ -1,6 +1,6 @@
-"""The torch trainer's sparse first layer (``train/sparse_input.py``) against the dense layer
-it replaces: the same outputs and gradients on real observations, the same state dict, and
-the dense layer wherever the kernels are not built."""
+"""The torch trainer's faster layers (``train/fast_layers.py``) against the layers they
+replace: the same outputs and gradients on real observations, the same state dict, and the
+dense first layer wherever the kernels are not built."""
 
 from __future__ import annotations
 
@@ -10,18 +10,18 @@ import numpy as np
 import pytest
 import torch
 
-from commoncause.agents.networks import SeatPolicy, legal_logits_and_values
+from commoncause.agents.networks import SeatPolicy, build_critic, legal_logits_and_values
 from commoncause.agents.trained import build_policy, weights_digest
 from commoncause.compiled import PURE_PYTHON
 from commoncause.envs.registry import game_names
-from commoncause.train import sparse_input
+from commoncause.train import fast_layers
 from commoncause.train.selfplay import SelfPlayEnv
 
 
 @pytest.fixture
 def built() -> None:
     """Skip where the kernels are not built (a failure where CI expects them built)."""
-    if sparse_input.sparse_kernels is None:
+    if fast_layers.sparse_kernels is None:
         if os.environ.get("COMMONCAUSE_EXPECT_COMPILED") and not os.environ.get(PURE_PYTHON):
             pytest.fail("COMMONCAUSE_EXPECT_COMPILED is set but train/sparse_kernels is not built")
         pytest.skip("train/sparse_kernels is not built here (the dense layer runs)")
@@ -49,7 +49,7 @@ def policies(obs_size: int, n_actions: int) -> tuple[SeatPolicy, SeatPolicy]:
     dense = build_policy(256, [128], "tanh", obs_size, n_actions, None)
     sparse = build_policy(256, [128], "tanh", obs_size, n_actions, None)
     sparse.load_state_dict(dense.state_dict())
-    assert sparse_input.use_sparse_input(sparse)
+    fast_layers.use_fast_layers(sparse)
     return dense, sparse
 
 
@@ -59,7 +59,7 @@ def test_outputs_and_gradients_are_the_dense_layers(game):
     obs, mask = observations(game, 300)
     obs[7] = 0.0  # a row with no non-zero at all
     dense, sparse = policies(obs.shape[1], mask.shape[1])
-    assert isinstance(sparse.features_extractor.net[0], sparse_input.SparseInputLinear)
+    assert isinstance(sparse.features_extractor.net[0], fast_layers.SparseInputLinear)
     assert sparse.features_extractor.net[0].weight.t().is_contiguous()
     for batch in (obs[:1], obs[:32], obs):
         with torch.no_grad():
@@ -129,7 +129,31 @@ def test_adam_steps_the_transposed_weight_as_the_dense_one():
 
 
 def test_without_the_kernels_the_dense_layer_stays(monkeypatch):
-    monkeypatch.setattr(sparse_input, "sparse_kernels", None)
+    monkeypatch.setattr(fast_layers, "sparse_kernels", None)
     policy = build_policy(256, [128], "tanh", 40, 10, None)
-    assert not sparse_input.use_sparse_input(policy)
+    fast_layers.use_fast_layers(policy)
     assert type(policy.features_extractor.net[0]) is torch.nn.Linear
+    assert isinstance(policy.features_extractor.net[1], fast_layers.NumpyTanh)
+
+
+def test_numpy_tanh_and_its_gradient_are_torchs():
+    x = torch.randn(300, 256, generator=torch.Generator().manual_seed(2)) * 3
+    x[0, :4] = torch.tensor([0.0, -0.0, 30.0, -30.0])
+    fast, reference = x.clone().requires_grad_(), x.clone().requires_grad_()
+    got, expected = fast_layers.NumpyTanh()(fast), torch.tanh(reference)
+    assert torch.allclose(got, expected, atol=1e-6, rtol=0)
+    weights = torch.randn(300, 256, generator=torch.Generator().manual_seed(3))
+    (got * weights).sum().backward()
+    (expected * weights).sum().backward()
+    assert torch.allclose(fast.grad, reference.grad, atol=1e-5, rtol=0)
+    for other in (x.double(), x.t()):  # (not numpy-ready: torch's tanh)
+        assert torch.equal(fast_layers.NumpyTanh()(other), torch.tanh(other))
+
+
+def test_every_tanh_of_policy_and_critic_is_swapped():
+    policy = build_policy(256, [128], "tanh", 40, 10, None)
+    critic = build_critic(50, [64, 64], "tanh")
+    fast_layers.use_fast_layers(policy, critic)
+    for module in (policy, critic):
+        kinds = [type(m) for m in module.modules()]
+        assert torch.nn.Tanh not in kinds and fast_layers.NumpyTanh in kinds
