@@ -83,9 +83,12 @@ class TorchPPO(PPO):
         return stats
 
     def _row_views(self, row: torch.Tensor) -> list[torch.Tensor]:
-        """A flat row of ``worker_grads`` as one view per trained parameter, in order."""
+        """A flat row of ``worker_grads`` as one view per trained parameter, in order, each
+        laid out in memory as its parameter is (a gradient must be: ``fast_layers``' first
+        layer stores its weight transposed)."""
         parts = row.split([param.numel() for param in self.params])
-        return [part.view_as(param) for part, param in zip(parts, self.params, strict=True)]
+        return [part.as_strided(param.size(), param.stride())
+                for part, param in zip(parts, self.params, strict=True)]  # fmt: skip
 
     def _worker_grad(self, worker: int, idx: np.ndarray, norm, total: int,
                      policy_weight: float) -> list:  # fmt: skip

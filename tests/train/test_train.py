@@ -21,6 +21,7 @@ from commoncause.cli import main
 from commoncause.envs.common_cause.actions import N_ACTIONS
 from commoncause.envs.common_cause.rules import GameConfig, GameState
 from commoncause.envs.common_cause.seat import SeatView
+from commoncause.train import fast_layers
 
 SMOKE = Path(__file__).resolve().parents[2] / "configs" / "smoke.yaml"
 
@@ -441,6 +442,27 @@ def test_an_update_shared_with_the_worker_equals_one_process_alone(tmp_path: Pat
         assert not torch.equal(alone[-1], start[-1])
     for a, b in zip(shared, alone, strict=True):
         assert torch.allclose(a, b, atol=1e-6)
+
+
+def test_worker_gradient_rows_are_laid_out_as_the_parameters(tmp_path: Path):
+    """A worker's gradient views have their parameters' strides (else backward warns that
+    the gradient layout contract is broken, and accumulates slower): the fast first layer's
+    weight is stored transposed."""
+    from commoncause.train.config import TrainConfig
+    from commoncause.train.ppo_parallel import TorchPPO
+    from commoncause.train.selfplay import SelfPlayEnv
+
+    cfg = TrainConfig(trainer="torch", n_envs=2, n_steps=8, rollout_workers=2)
+    envs = [SelfPlayEnv(0.0, **cfg.env_kwargs()) for _ in range(2)]
+    ppo = TorchPPO(cfg, envs, tmp_path)
+    (views,) = ppo.grad_views
+    for param, view in zip(ppo.params, views, strict=True):
+        assert view.shape == param.shape and view.stride() == param.stride()
+    strides = {param.stride() for param in ppo.params if param.dim() == 2}
+    if fast_layers.sparse_kernels is not None:  # (a transposed weight among them)
+        assert any(stride[0] < stride[1] for stride in strides)
+    offsets = [view.storage_offset() for view in views]
+    assert offsets == sorted(offsets) and len(set(offsets)) == len(offsets)
 
 
 def test_each_worker_writes_the_gradient_of_its_share_into_its_row(tmp_path: Path):
