@@ -33,7 +33,7 @@ def assigned(path: Path, name: str):
     """The literal assigned to ``name`` at the top of the module ``path``, read without
     importing it (a build has no numpy)."""
     for node in ast.parse(path.read_text()).body:
-        if isinstance(node, ast.Assign | ast.AnnAssign):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(ast.unparse(target) == name for target in targets):
                 return ast.literal_eval(node.value)
@@ -104,7 +104,8 @@ COMPILED = [
 
 def compiled_extensions() -> list[Extension]:
     """``COMPILED`` as optional Cython extensions, with Python's own semantics (annotations
-    are not C types); none without Cython or with ``COMMONCAUSE_PURE_PYTHON`` set."""
+    are not C types), then Common Cause's C engine and the torch trainer's sparse kernels;
+    none without Cython or with ``COMMONCAUSE_PURE_PYTHON`` set."""
     if os.environ.get("COMMONCAUSE_PURE_PYTHON"):
         return []
     try:

@@ -37,7 +37,7 @@ from commoncause.agents.networks import (
 from commoncause.agents.trained import build_policy
 
 from .config import TrainConfig
-from .fast_layers import use_fast_layers
+from .fast_layers import keep_state_layout, use_fast_layers
 from .ppo_seats import SeatTrajectories
 
 
@@ -106,6 +106,7 @@ class PPO(SeatTrajectories):
         self.params = trained_parameters(self.policy, self.critic)  # what the update trains
         self.policy.optimizer = torch.optim.Adam(self.params, lr=cfg.learning_rate, eps=1e-5,
                                                  fused=True)  # fmt: skip
+        keep_state_layout(self.policy.optimizer)  # (a resumed run's moments: fast_layers)
         self.num_timesteps = self.n_updates = 0
         self.logger = configure(str(run_dir), ["tensorboard"])
         self.generator = torch.Generator()

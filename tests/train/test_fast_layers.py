@@ -4,6 +4,7 @@ dense first layer wherever the kernels are not built."""
 
 from __future__ import annotations
 
+import copy
 import os
 
 import numpy as np
@@ -82,16 +83,23 @@ def test_outputs_and_gradients_are_the_dense_layers(game):
 
 
 @pytest.mark.usefixtures("built")
-def test_an_empty_batch_and_other_inputs_take_the_dense_path():
+def test_an_empty_batch_and_inputs_numpy_cannot_read_as_they_are(monkeypatch):
     obs, mask = observations("common_cause", 8)
     dense, sparse = policies(obs.shape[1], mask.shape[1])
     layer = sparse.features_extractor.net[0]
     with torch.no_grad():
         assert layer(obs[:0]).shape == (0, 256)
-        for other in (obs.double(), obs.t().contiguous().t(), obs.requires_grad_()):
-            expected = torch.nn.functional.linear(other.float(), layer.weight, layer.bias)
-            assert torch.allclose(layer(other.float() if other.dtype != torch.float32 else other),
-                                  expected, atol=1e-5)  # fmt: skip
+
+    class Refuses:
+        def forward(self, *args):
+            raise AssertionError("the sparse path ran")
+
+    monkeypatch.setattr(fast_layers, "sparse_kernels", Refuses())
+    for other in (obs.t().contiguous().t(), obs.clone().requires_grad_(), obs[0]):
+        expected = torch.nn.functional.linear(other, layer.weight, layer.bias)
+        assert torch.allclose(layer(other), expected, atol=1e-5)
+    assert torch.allclose(layer.double()(obs.double()), dense.features_extractor.net[0]
+                          .double()(obs.double()), atol=1e-6)  # fmt: skip
 
 
 @pytest.mark.usefixtures("built")
@@ -101,8 +109,9 @@ def test_state_dict_and_checkpoints_are_the_dense_policys(tmp_path):
     saved, reference = sparse.state_dict(), dense.state_dict()
     assert list(saved) == list(reference)
     for name in reference:
-        assert saved[name].shape == reference[name].shape and torch.equal(saved[name],
-                                                                          reference[name])
+        assert saved[name].shape == reference[name].shape
+        assert torch.equal(saved[name], reference[name])
+        assert saved[name].is_contiguous()  # (row-major, as the plain layer's)
     assert weights_digest({"policy": saved}) == weights_digest({"policy": reference})
     torch.save({"policy": saved}, tmp_path / "weights.pt")
     loaded = build_policy(256, [128], "tanh", obs.shape[1], mask.shape[1], None)
@@ -126,6 +135,36 @@ def test_adam_steps_the_transposed_weight_as_the_dense_one():
     for (name, a), b in zip(dense.named_parameters(), sparse.parameters(), strict=True):
         assert torch.allclose(a, b, atol=1e-5), name
     assert sparse.features_extractor.net[0].weight.t().is_contiguous()  # (kept in place)
+
+
+def adam_run(policy: SeatPolicy, obs: torch.Tensor, steps: int, state: dict | None = None):
+    """``steps`` fused Adam steps of ``policy`` (from optimizer ``state``, if given, loaded as
+    the trainer loads a resumed run's); returns the optimizer's state dict."""
+    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3, eps=1e-5, fused=True)
+    fast_layers.keep_state_layout(optimizer)
+    if state is not None:  # (a copy: a step changes the loaded moments in place)
+        optimizer.load_state_dict(copy.deepcopy(state))
+    for _ in range(steps):
+        optimizer.zero_grad()
+        policy.extract_features(obs).square().mean().backward()
+        optimizer.step()
+    return copy.deepcopy(optimizer.state_dict())
+
+
+@pytest.mark.usefixtures("built")
+@pytest.mark.parametrize("saved_by", ["dense", "sparse"])
+def test_a_run_resumed_with_the_other_layout_steps_as_an_unbroken_one(saved_by):
+    """Adam's moments saved with one layout of the first layer's weight (a run before these
+    layers, or where the kernels are not built) resume in the other's in their right order."""
+    obs, mask = observations("common_cause", 256)
+    dense, sparse = policies(obs.shape[1], mask.shape[1])
+    first, then = (dense, sparse) if saved_by == "dense" else (sparse, dense)
+    state = adam_run(first, obs, 3)
+    then.load_state_dict(first.state_dict())
+    adam_run(first, obs, 1, state)  # the unbroken run, one more step
+    adam_run(then, obs, 1, state)
+    for (name, a), b in zip(first.named_parameters(), then.parameters(), strict=True):
+        assert torch.allclose(a, b, atol=1e-6), name
 
 
 def test_without_the_kernels_the_dense_layer_stays(monkeypatch):

@@ -446,8 +446,9 @@ def test_an_update_shared_with_the_worker_equals_one_process_alone(tmp_path: Pat
 
 def test_worker_gradient_rows_are_laid_out_as_the_parameters(tmp_path: Path):
     """A worker's gradient views have their parameters' strides (else backward warns that
-    the gradient layout contract is broken, and accumulates slower): the fast first layer's
-    weight is stored transposed."""
+    the gradient layout contract is broken, and accumulates slower), and so do a resumed
+    run's Adam moments (fused Adam reads raw memory): the fast first layer's weight is
+    stored transposed."""
     from commoncause.train.config import TrainConfig
     from commoncause.train.ppo_parallel import TorchPPO
     from commoncause.train.selfplay import SelfPlayEnv
@@ -463,6 +464,17 @@ def test_worker_gradient_rows_are_laid_out_as_the_parameters(tmp_path: Path):
         assert any(stride[0] < stride[1] for stride in strides)
     offsets = [view.storage_offset() for view in views]
     assert offsets == sorted(offsets) and len(set(offsets)) == len(offsets)
+    # a resumed run's Adam moments, saved row-major (before these layers), follow too
+    optimizer = ppo.policy.optimizer
+    moments = {}
+    for i, param in enumerate(ppo.params):
+        moments[i] = {"step": torch.tensor(3.0), "exp_avg": torch.rand(param.shape),
+                      "exp_avg_sq": torch.rand(param.shape)}  # fmt: skip
+    optimizer.load_state_dict({"state": moments,
+                               "param_groups": optimizer.state_dict()["param_groups"]})  # fmt: skip
+    for i, param in enumerate(ppo.params):
+        assert optimizer.state[param]["exp_avg"].stride() == param.stride()
+        assert torch.equal(optimizer.state[param]["exp_avg"], moments[i]["exp_avg"])
 
 
 def test_each_worker_writes_the_gradient_of_its_share_into_its_row(tmp_path: Path):
