@@ -22,17 +22,29 @@ checkpoints into ``SeatPolicy``'s own.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch.autograd.function import once_differentiable
 
 from commoncause.agents.networks import SeatPolicy
+from commoncause.compiled import fresh
 
-try:
-    from . import sparse_kernels
-except ImportError:  # not built, or pure Python: the dense layer runs
-    sparse_kernels = None
+
+def _kernels():
+    """The compiled kernels, or None where they are not built, run pure Python, or are
+    older than ``sparse_kernels.pyx`` (a warning): the dense layer runs then."""
+    try:
+        from . import sparse_kernels
+    except ImportError:
+        return None
+    source = Path(__file__).with_name("sparse_kernels.pyx")
+    return sparse_kernels if fresh(sparse_kernels.__file__, [source]) else None
+
+
+sparse_kernels = _kernels()
 
 
 def _numpy_ready(x: torch.Tensor) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ import torch
 
 from commoncause.agents.networks import SeatPolicy, build_critic, legal_logits_and_values
 from commoncause.agents.trained import build_policy, weights_digest
-from commoncause.compiled import PURE_PYTHON
+from commoncause.compiled import PURE_PYTHON, fresh
 from commoncause.envs.registry import game_names
 from commoncause.train import fast_layers
 from commoncause.train.selfplay import SelfPlayEnv
@@ -196,3 +197,17 @@ def test_every_tanh_of_policy_and_critic_is_swapped():
     for module in (policy, critic):
         kinds = [type(m) for m in module.modules()]
         assert torch.nn.Tanh not in kinds and fast_layers.NumpyTanh in kinds
+
+
+def test_a_build_older_than_its_source_is_set_aside(tmp_path, monkeypatch):
+    built = tmp_path / "sparse_kernels.so"
+    built.write_bytes(b"")
+    source = Path(fast_layers.__file__).with_name("sparse_kernels.pyx")
+    os.utime(built, (1_000_000_000, 1_000_000_000))
+    with pytest.warns(UserWarning, match="older than its sources"):
+        assert not fresh(built, [source])
+    os.utime(built, (4_000_000_000, 4_000_000_000))
+    assert fresh(built, [source])
+    assert fresh(built, [tmp_path / "absent.pyx"])  # (an installed copy ships no source)
+    monkeypatch.setattr(fast_layers, "fresh", lambda built, sources: False)
+    assert fast_layers._kernels() is None  # (stale: the dense layer runs)

@@ -17,8 +17,9 @@ Python modules it follows (it warns: ``make install`` builds it again).
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
+
+from commoncause.compiled import fresh
 
 from .. import actions, baseline, observer
 from ..rules import GameConfig
@@ -39,16 +40,7 @@ def _fresh(built: str) -> bool:
     """Whether the extension ``built`` is at least as new as everything it was made from."""
     here = Path(__file__).parent
     sources = [here / name for name in SOURCES]
-    sources += [here.parent / f"{module}.py" for module in FOLLOWS]
-    newest = max(p.stat().st_mtime for p in sources if p.is_file())
-    if Path(built).stat().st_mtime >= newest:
-        return True
-    warnings.warn(
-        f"{built} is older than its sources: the Python engine runs until `make install` "
-        "builds it again",
-        stacklevel=2,
-    )
-    return False
+    return fresh(built, sources + [here.parent / f"{module}.py" for module in FOLLOWS])
 
 
 def tables() -> dict:
