@@ -26,7 +26,6 @@ from importlib.machinery import (
     FileFinder,
     SourceFileLoader,
 )
-from pathlib import Path
 
 PURE_PYTHON = "COMMONCAUSE_PURE_PYTHON"
 """The environment variable that makes every ``commoncause`` module run from its source."""
@@ -63,22 +62,6 @@ class ModuleFinder(MetaPathFinder):
             finder = FileFinder(entry, (SourceFileLoader, SOURCE_SUFFIXES))
             return finder.find_spec(fullname, target)
         return None
-
-
-def fresh(built: str | os.PathLike, sources: list[Path]) -> bool:
-    """Whether ``built``, an extension module compiled from ``sources`` with no ``.py`` twin
-    (:class:`ModuleFinder` does not judge it), is at least as new as those of them that exist
-    (an installed copy may ship none); where it is not, a warning, and its caller runs the
-    Python reference instead."""
-    times = [os.path.getmtime(source) for source in sources if os.path.isfile(source)]
-    if not times or os.path.getmtime(built) >= max(times):
-        return True
-    warnings.warn(
-        f"{built} is older than its sources: the Python reference runs until `make install` "
-        "builds it again",
-        stacklevel=3,
-    )
-    return False
 
 
 def install() -> None:

@@ -30,7 +30,7 @@ import torch.nn.functional as F
 from torch.autograd.function import once_differentiable
 
 from commoncause.agents.networks import SeatPolicy
-from commoncause.compiled import fresh
+from commoncause.envs.core.builds import fresh
 
 
 def _kernels():

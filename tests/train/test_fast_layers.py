@@ -14,7 +14,8 @@ import torch
 
 from commoncause.agents.networks import SeatPolicy, build_critic, legal_logits_and_values
 from commoncause.agents.trained import build_policy, weights_digest
-from commoncause.compiled import PURE_PYTHON, fresh
+from commoncause.compiled import PURE_PYTHON
+from commoncause.envs.core.builds import fresh
 from commoncause.envs.registry import game_names
 from commoncause.train import fast_layers
 from commoncause.train.selfplay import SelfPlayEnv

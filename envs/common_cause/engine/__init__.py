@@ -19,8 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from commoncause.compiled import fresh
-
+from ...core.builds import fresh
 from .. import actions, baseline, observer
 from ..rules import GameConfig
 
