@@ -264,8 +264,8 @@ def legal_logits_and_values(policy, obs: torch.Tensor, mask: torch.Tensor,
     The columns left out are illegal in every row, so softmax, loss and gradients are exactly
     those of the full logits (a minibatch of 512 has ~700 of 4445 moves legal somewhere).
     With a ``critic`` the values are its, on ``obs`` and ``hidden``."""
-    on_cpu = mask.device.type == "cpu"
     if columns is None:
+        on_cpu = mask.device.type == "cpu"
         columns = legal_columns(mask.numpy()) if on_cpu else mask.any(dim=0).nonzero()[:, 0]
     features = policy.extract_features(obs)
     if critic is None:
@@ -275,6 +275,11 @@ def legal_logits_and_values(policy, obs: torch.Tensor, mask: torch.Tensor,
         latent_pi = policy.mlp_extractor.forward_actor(features)
         values = critic(torch.cat((obs, hidden), dim=1)).flatten()
     logits = action_logits(policy, obs, latent_pi, columns)
-    # (numpy's take on the CPU: the same entries as mask[:, columns], 4x faster)
-    legal = torch.from_numpy(mask.numpy().take(columns.numpy(), 1)) if on_cpu else mask[:, columns]
-    return columns, logits.masked_fill(~legal, ILLEGAL_LOGIT), values
+    return columns, logits.masked_fill(~legal_entries(mask, columns), ILLEGAL_LOGIT), values
+
+
+def legal_entries(mask: torch.Tensor, columns: torch.Tensor) -> torch.Tensor:
+    """``mask[:, columns]`` (by numpy's take on the CPU: the same entries, 4x faster)."""
+    if mask.device.type != "cpu":
+        return mask[:, columns]
+    return torch.from_numpy(mask.numpy().take(columns.numpy(), 1))

@@ -31,6 +31,7 @@ import torch.nn.functional as F
 from commoncause.agents.networks import (
     build_critic,
     legal_columns,
+    legal_entries,
     legal_logits_and_values,
     trained_parameters,
 )
@@ -228,7 +229,7 @@ class PPO(SeatTrajectories):
                 columns, logits, values = legal_logits_and_values(
                     self.policy, obs_t, mask_t, legal_columns(mask_np), critic, hidden_t
                 )
-                choice = sample_masked(logits, mask_t[:, columns], self.generator)
+                choice = sample_masked(logits, legal_entries(mask_t, columns), self.generator)
                 # (log_softmax, not logsumexp: exp of the -1e8 logits takes a slow path)
                 log_probs = F.log_softmax(logits, dim=1).gather(1, choice[:, None])[:, 0]
                 actions = columns[choice]
